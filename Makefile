@@ -16,24 +16,24 @@ FUZZTIME  ?= 25000x
 BREAKING_DIR := tools/breaking
 STATICCHECK_VERSION = $(shell $(GO) list -m -f '{{.Version}}' honnef.co/go/tools)
 
-.PHONY: all generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
+.PHONY: all cover spec-loop generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
 
 all: check-generated lint test
 
-## generate: regenerate gen/ from specs/ (run after every spec edit)
+## generate: regenerate gen/ (and GENERATED_ELSEWHERE) from specs/ in one process (tools/generate
+## runs every //go:generate line; `go generate ./...` does the same, one `go run` per line)
 generate:
-	$(GO) generate ./...
+	$(GO) run ./tools/generate
 
 # GENERATED_ELSEWHERE: the generated files outside gen/ (go generate writes
-# them beside the table they come from).
-GENERATED_ELSEWHERE := servers/restaurant/handlers_gen.go
+# them beside the table they come from); tools/generate regenerates their
+# directories too.
+GENERATED_ELSEWHERE := servers/restaurant/handlers_gen.go specs/sandbox/fixture.schema.json
 
-## check-generated: fail when gen/ (or another generated file) differs from what the specs and tables generate
-check-generated: generate
-	@if [ -n "$$(git status --porcelain -- gen/ $(GENERATED_ELSEWHERE))" ]; then \
-		echo "generated code is stale: run 'make generate' and commit the result"; \
-		git status --short -- gen/ $(GENERATED_ELSEWHERE); git diff --stat -- gen/ $(GENERATED_ELSEWHERE); exit 1; \
-	fi
+## check-generated: regenerate into a temporary directory and fail naming each file of gen/ (or
+## GENERATED_ELSEWHERE) that differs: passes on freshly generated code not committed yet
+check-generated:
+	$(GO) run ./tools/generate -check
 
 ## lint: gofmt, go vet, staticcheck and spectral (spectral:oas) on every spec
 lint: fmt-check vet staticcheck spectral
@@ -68,8 +68,9 @@ $(PRISM):
 ## test: every test with the race detector, then the server and client tests
 ## again on PostgreSQL (APISTACK_TEST_BACKEND=postgres; the replica tests, on
 ## PostgreSQL in both runs, only once), then the contract coverage of both
-## runs (every declared (operation, status) pair produced, or listed in
-## testdata/contract/unreachable.yaml), the example module's tests
+## runs (every declared (operation, status) pair, and every response property
+## and header, produced, or listed in testdata/contract/unreachable.yaml; it
+## prints each API's figures), the example module's tests
 ## (examples/consumer, its own go.mod, with -mod=readonly so a stale go.mod/go.sum fails, against
 ## the test kit in process, then against `apistack serve --demo` through apistacktest.Connect:
 ## examples/consumer/against-serve.sh), tools/breaking (its own go.mod), and each fuzz target briefly
@@ -82,6 +83,32 @@ test:
 	GO=$(GO) examples/consumer/against-serve.sh
 	cd $(BREAKING_DIR) && $(GO) test -race -count=1 ./...
 	$(MAKE) fuzz
+
+## cover: one API's server tests (SQLite; BACKEND=postgres for PostgreSQL) and then its contract
+## coverage: every (operation, status) pair and every response field its spec declares was produced by
+## them, or is listed in testdata/contract/unreachable.yaml with the reason (docs/maintaining-specs.md)
+# COVER_PKGS_<api>: the tests that produce an API's responses, when more than
+# its server's (the fax webhook receiver's answers come from the fax client's
+# end-to-end tests); COVER_APIS_<api>: the coverage records it checks.
+COVER_PKGS_fax  := ./servers/fax/... ./e2e/fax/...
+COVER_APIS_fax  := fax|faxwebhooks
+COVER_PKGS = $(or $(COVER_PKGS_$(API)),./servers/$(API)/...)
+COVER_APIS = $(or $(COVER_APIS_$(API)),$(API))
+COVER_KNOWN := pam fax storage restaurant admin sandbox
+BACKEND ?= sqlite
+cover:
+	@if [ -z "$(filter $(API),$(COVER_KNOWN))" ] || [ "$(words $(API))" != 1 ]; then \
+		echo "usage: make cover API=<$(subst $(eval) ,|,$(COVER_KNOWN))> [BACKEND=postgres]"; exit 2; fi
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
+	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=$(BACKEND) $(GO) test -count=1 $(COVER_PKGS) && \
+	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_COVER_SCOPE='$(COVER_PKGS)' $(GO) test -count=1 -tags contractcoverage \
+		-run '^TestContractCoverage$$/^($(COVER_APIS))$$' -v ./internal/contractcoverage/
+
+## spec-loop: the maintainer's loop end to end, on a scratch checkout of HEAD (minutes: CI runs it
+## once): docs/maintaining-specs.md's commands as written, then a table of spec edits (a field, an enum
+## value, a header, an operation, a role of an operation), each generated but not committed, through check-generated and cover
+spec-loop:
+	APISTACK_SPEC_LOOP=1 $(GO) test -count=1 -timeout 30m -v ./internal/specloop/
 
 ## breaking: compare every spec at BASE (a git revision) with the work tree; fail on a change
 ## that breaks consumers unless that spec's info.version has a new major version (oasdiff)
@@ -121,7 +148,7 @@ run:
 build:
 	$(GO) build -o bin/apistack ./servers/cmd/apistack
 
-## bench-http: the HTTP benchmark harness (issue 10): each API beside a bare echo ceiling and Prism's mock, in
+## bench-http: the HTTP benchmark harness, which checks the performance targets: each API beside a bare echo ceiling and Prism's mock, in
 ## interleaved rounds; writes BENCHMARKS.md (minutes; e.g. BENCHHTTP_FLAGS="-duration 2s -rounds 1 -scenarios pam-list")
 .PHONY: bench-http
 BENCHHTTP_FLAGS ?=

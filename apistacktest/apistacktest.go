@@ -116,6 +116,10 @@ type Stack struct {
 	Fax        *faxclient.Client
 	Storage    *storage.Client
 	Restaurant *restaurant.Client
+	// FixtureCredentials are the credentials the fixture (WithFixture)
+	// made, under the names it gave them; nil without a fixture or when it
+	// made none.
+	FixtureCredentials *FixtureCredentials
 	// WebhookPublicKey verifies the fax webhooks' signatures.
 	WebhookPublicKey ed25519.PublicKey
 	// Inbox collects the fax webhooks delivered to the stack's receiver.
@@ -155,7 +159,7 @@ func (v *violationLog) add(err error) {
 // Start runs a stack until the test ends (t.Cleanup stops it). A request
 // that breaks its spec, and a response of apistack that breaks its own,
 // fail the test.
-func Start(t TB, opts Options) *Stack {
+func Start(t TB, opts Options, more ...Option) *Stack {
 	t.Helper()
 	var done atomic.Bool
 	report := func(err error) {
@@ -163,7 +167,7 @@ func Start(t TB, opts Options) *Stack {
 			t.Errorf("%v", err)
 		}
 	}
-	st, err := open(opts, report)
+	st, err := open(opts, report, more)
 	if err != nil {
 		t.Fatalf("apistacktest: start: %v", err)
 		return nil
@@ -175,20 +179,24 @@ func Start(t TB, opts Options) *Stack {
 // New runs a stack until Close is called, for code without a test (a
 // TestMain, an example). Spec violations are recorded (Violations), not
 // reported.
-func New(opts Options) (*Stack, error) {
-	return open(opts, nil)
+func New(opts Options, more ...Option) (*Stack, error) {
+	return open(opts, nil, more)
 }
 
-func open(opts Options, report func(error)) (*Stack, error) {
+func open(opts Options, report func(error), more []Option) (*Stack, error) {
 	st := &Stack{}
-	if err := st.open(opts, report); err != nil {
+	o, err := optionsOf(more)
+	if err == nil {
+		err = st.open(opts, report, o)
+	}
+	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
 }
 
-func (st *Stack) open(opts Options, report func(error)) error {
+func (st *Stack) open(opts Options, report func(error), o options) error {
 	ctx := context.Background()
 	if opts.Clock == nil {
 		opts.Clock = NewClock(time.Now())
@@ -268,6 +276,15 @@ func (st *Stack) open(opts Options, report func(error)) error {
 	st.Credentials, err = servers.Seed(ctx, stack.Credentials{}, stack.TenantSet{Name: stack.DemoSet, URLs: urls, WebhookURL: st.webhookURL})
 	if err != nil {
 		return fmt.Errorf("tenants: %w", err)
+	}
+	if o.fixture != nil {
+		named, err := servers.Fixture(ctx, stack.TenantSet{Name: stack.DemoSet, URLs: urls, WebhookURL: st.webhookURL}, st.Credentials, o.fixture)
+		if err != nil {
+			return fmt.Errorf("fixture %s: %w", o.fixturePath, err)
+		}
+		if st.FixtureCredentials, err = fixtureCredentials(named); err != nil {
+			return err
+		}
 	}
 	return st.clients()
 }

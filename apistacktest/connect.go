@@ -1,6 +1,7 @@
 package apistacktest
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -45,9 +46,9 @@ import (
 // stack's own team without service users (they take the servers'
 // operator code paths) fail the test; the timers of Clock (NewTimerAt,
 // Timers) are the test's own, not the servers'.
-func Connect(t TB, url, token string) *Stack {
+func Connect(t TB, url, token string, more ...Option) *Stack {
 	t.Helper()
-	st, err := connect(t, url, token)
+	st, err := connect(t, url, token, more)
 	if err != nil {
 		t.Fatalf("apistacktest: connect to %s: %v", url, err)
 		return nil
@@ -97,7 +98,7 @@ func sandboxClient(url, token string) (*sandboxapi.ClientWithResponses, error) {
 		}))
 }
 
-func connect(t TB, url, token string) (st *Stack, err error) {
+func connect(t TB, url, token string, more []Option) (st *Stack, err error) {
 	ctx := context.Background()
 	if url == "" || token == "" {
 		return nil, errors.New("no URL or no token")
@@ -106,7 +107,19 @@ func connect(t TB, url, token string) (st *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	created, err := creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeFrozen)})
+	o, err := optionsOf(more)
+	if err != nil {
+		return nil, err
+	}
+	req := map[string]any{"clock": sandboxapi.ClockModeFrozen}
+	if o.fixture != nil {
+		req["fixture"] = o.fixture
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	created, err := creator.CreateSandboxWithBodyWithResponse(ctx, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("create a sandbox: %w", err)
 	}
@@ -118,7 +131,8 @@ func connect(t TB, url, token string) (st *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	st = &Stack{remote: &remoteSandbox{t: t, id: sb.Id, api: own, hooks: &faults.Webhooks{}}, Inbox: newInbox(), AdminURL: strings.TrimSuffix(url, "/")}
+	st = &Stack{remote: &remoteSandbox{t: t, id: sb.Id, api: own, hooks: &faults.Webhooks{}}, Inbox: newInbox(), AdminURL: strings.TrimSuffix(url, "/"),
+		FixtureCredentials: sb.FixtureCredentials}
 	st.closers = append(st.closers, func() {
 		if _, err := own.DeleteSandboxWithResponse(context.Background(), sb.Id); err != nil {
 			t.Errorf("apistacktest: delete sandbox %s: %v", sb.Id, err)

@@ -237,7 +237,7 @@ func TestFaults_ErrorsReachTheClientsInTheirDocumentedShape(t *testing.T) {
 				var apiErr *storage.Error
 				require.ErrorAs(t, err, &apiErr)
 				assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
-				assert.Equal(t, "InternalError", apiErr.Code)
+				assert.Equal(t, storage.ErrorCodeInternalError, apiErr.Code)
 				assert.NotEmpty(t, apiErr.RequestID)
 			}},
 		{"restaurant 500 INTERNAL_ERROR", apistacktest.Restaurant, apistacktest.Fault{Kind: apistacktest.InternalError, Operation: "GetTipWithholding", Count: 2},

@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/apistacktest"
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/internal/contractsweep"
+	"github.com/apistack/apistack/protocol/contract"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // postJSON posts body to url and decodes the JSON answer into out.

@@ -15,16 +15,27 @@
 // and reads the specs from package specs, no generated server. The clients'
 // own tests import no server package either, since `go mod tidy` in an
 // importing module records what they import too: the end-to-end tests live
-// in clients/internal/e2e, and the runnable examples start their server in a
-// process of its own (clients/internal/examplestack).
+// in e2e, and the runnable examples start their server in a
+// process of its own (internal/examplestack).
 //
 // # Types
 //
 // Every parameter and result is the client's own type, with Go names for
 // the wire fields (ID, GUID, URL), converted from the generated models at
 // the edge; no generated type appears in a client's API but in API(). A
-// test walks every method to keep it so, and each client tests that its
-// types still carry every field of the spec's schemas.
+// test walks every method to keep it so.
+//
+// The types carry every field of the spec. One check, driven by the spec
+// (clients/internal/shapetest), runs in each client's tests
+// (TestOwnTypes_MatchTheSpec): every schema of the spec is either a type of
+// the client or skipped with the reason (a request body built from a
+// method's arguments, a page envelope an iterator unwraps); each property of
+// a schema that has a type is a field of that type, under the spec's name
+// (its json or xml tag, or a Go name that says it), of a compatible Go type,
+// able to hold null where the spec allows null (or documented to hold it as
+// the zero value); and each enumeration value is a constant of the field's
+// type. A property, enumeration value or schema added to a spec and missing
+// in the client fails `go test ./clients/<api>/`, naming it.
 //
 // # Construction
 //

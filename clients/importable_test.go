@@ -81,7 +81,7 @@ func TestImportable_ContractCompilesNoServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	const pkg = "github.com/apistack/apistack/clients/contract"
+	const pkg = "github.com/apistack/apistack/protocol/contract"
 	out := goCmd(t, ".", nil, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg)
 	deps := strings.Fields(out)
 	t.Logf("%s: %d non-standard packages", pkg, len(deps))
@@ -102,8 +102,8 @@ func TestImportable_ContractCompilesNoServer(t *testing.T) {
 // server-side module. Tidy records the modules of every imported package's
 // own test imports too (it loads the tests of every package in "all"), so
 // this holds only while the clients' tests import no server package: the
-// end-to-end tests live in clients/internal/e2e, and the runnable examples
-// call their servers in a process of their own (clients/internal/examplestack).
+// end-to-end tests live in e2e, and the runnable examples
+// call their servers in a process of their own (internal/examplestack).
 func TestImportable_ThrowawayModuleTidy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")

@@ -116,17 +116,15 @@ apistack admin get-team kept-across-restarts | grep -q '"kept-across-restarts"' 
   { echo "test-image: the demo credentials changed across a restart" >&2; exit 1; }
 apistack conform --api pam --credentials /data/demo-credentials.json >/dev/null
 
-# The README's "Container image" commands, pasted as written (they use the
-# default ports and the name apistack).
-step "the README's Container image section, pasted"
-readme_block() { # the first ```sh block after the heading $1
-  awk -v h="$1" '$0 == h {inside=1; next} inside && /^```sh$/ {on=1; next} on && /^```$/ {exit} on {print}' "$root/README.md"
-}
-block=$(readme_block "## Container image")
-[ -n "$block" ] || { echo "test-image: no sh block under ## Container image in README.md" >&2; exit 1; }
+# The container image guide's block, pasted as written (it uses the default
+# ports and the name apistack): the sh fence between <!-- image-run --> and
+# <!-- /image-run --> in docs/container-image.md.
+step "docs/container-image.md's image-run block, pasted"
+block=$(awk '$0 == "<!-- image-run -->" {inside=1; next} $0 == "<!-- /image-run -->" {exit} inside && !/^```/ {print}' "$root/docs/container-image.md")
+[ -n "$block" ] || { echo "test-image: no image-run block in docs/container-image.md" >&2; exit 1; }
 out=$(cd "$root" && IMAGE= bash -euo pipefail -c "$block" 2>&1) || { echo "$out" >&2; exit 1; }
-grep -q 'apistack is running with demo tenants' <<<"$out" || { echo "test-image: the README's podman logs shows no banner: $out" >&2; exit 1; }
-grep -q 'pam/token-exchange *PASS' <<<"$out" || { echo "test-image: the README's conform line did not pass: $out" >&2; exit 1; }
-grep -q '"status":"ready"' <<<"$out" || { echo "test-image: the README's readyz line did not answer ready: $out" >&2; exit 1; }
+grep -q 'apistack is running with demo tenants' <<<"$out" || { echo "test-image: the guide's podman logs shows no banner: $out" >&2; exit 1; }
+grep -q 'pam/token-exchange *PASS' <<<"$out" || { echo "test-image: the guide's conform line did not pass: $out" >&2; exit 1; }
+grep -q '"status":"ready"' <<<"$out" || { echo "test-image: the guide's readyz line did not answer ready: $out" >&2; exit 1; }
 podman volume rm -f apistack-data >/dev/null
 step "passed: image $((size / 1000000)) MB, every API conforms, data kept across a restart"

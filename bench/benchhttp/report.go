@@ -323,7 +323,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		"non-2xx answers and transport failures. The servers and the load generator share the machine's CPUs.\n\n",
 		r.Duration, r.Warmup, r.Rounds)
 
-	p("## Targets (issue 10)\n\n| target | measured | result |\n|---|---:|---|\n")
+	p("## Targets\n\n| target | measured | result |\n|---|---:|---|\n")
 	for _, t := range r.Targets() {
 		p("| %s | %s | %s |\n", t.Target, t.Measured, t.Outcome)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // Scenario is one request measured against every server.
@@ -104,7 +104,7 @@ func Scenarios() []Scenario {
 		{
 			Name: "storage-put", Title: "Storage: PUT a lifecycle configuration", API: "storage", Connections: 16, Headline: true,
 			Request: "PUT /demo-bucket?lifecycle (XML, two rules; each request signed CLOUD4-HMAC-SHA256)",
-			Note: "Each request is signed when it is built (clients/storage/sigv4), and the server checks the signature and the body hash. " +
+			Note: "Each request is signed when it is built (protocol/sigv4), and the server checks the signature and the body hash. " +
 				"Prism validates the request too; when it refuses this one, the table shows the reasons it gave (its sl-violations header).",
 			build: storagePut,
 		},

@@ -4,9 +4,9 @@
 // fake, a vendor sandbox) given a base URL and credentials, and reports one
 // named result per check.
 //
-// Every request and response goes through clients/contract, so an answer that
+// Every request and response goes through protocol/contract, so an answer that
 // breaks the spec fails the check that caused it, naming the operation and the
-// rule. The storage checks read XML bodies with the decoder clients/contract
+// rule. The storage checks read XML bodies with the decoder protocol/contract
 // registers for them (internal/xmlbody); no server package is linked in.
 //
 //	creds, err := conform.ReadCredentials("data/demo-credentials.json")

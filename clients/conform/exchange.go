@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 // exchange sends the requests of one API through the contract transport.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 // The fax checks' test numbers (the spec's table) and document.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/clients/internal/linkheader"
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 // pamChecker holds what the PAM checks share.

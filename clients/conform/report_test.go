@@ -120,7 +120,7 @@ func TestRun_ASetupErrorIsOneFailedCheck(t *testing.T) {
 var xmlDecoderAtStart = openapi3filter.RegisteredBodyDecoder("application/xml")
 
 // The storage checks register the decoder of the API's XML bodies
-// themselves (through clients/contract): nothing linked into this binary
+// themselves (through protocol/contract): nothing linked into this binary
 // registered one by being linked in, and the checks run past their setup.
 func TestRun_StorageRegistersItsXMLBodyDecoder(t *testing.T) {
 	require.Nil(t, xmlDecoderAtStart, "no package registers a decoder by being linked in")

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 // restaurantChecker holds what the restaurant checks share.

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apistack/apistack/clients/contract"
-	"github.com/apistack/apistack/clients/internal/replay"
 	"github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/lifecycle"
+	"github.com/apistack/apistack/internal/replay"
+	"github.com/apistack/apistack/protocol/contract"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // storageChecker holds what the storage checks share.

@@ -7,7 +7,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 
-	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 // violationError is a contract violation as a check reports it: each rule

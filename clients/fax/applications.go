@@ -15,20 +15,22 @@ import (
 type Application struct {
 	// ID is the application's id, the connection_id of sends.
 	ID string
+	// RecordType is always RecordTypeFaxApplication.
+	RecordType RecordType
 	// Name is the application's name.
 	Name string
 	// WebhookURL receives the events of the application's faxes;
 	// WebhookFailoverURL, when not empty, receives them when it fails.
 	WebhookURL, WebhookFailoverURL string
 	// OutboundVoiceProfileID is needed to send; "" when the application
-	// only receives.
+	// only receives (null on the wire).
 	OutboundVoiceProfileID string
 	// CreatedAt and UpdatedAt are when it was created and last changed.
 	CreatedAt, UpdatedAt time.Time
 }
 
 func applicationFrom(a faxapi.FaxApplication) Application {
-	out := Application{ID: a.Id, Name: a.ApplicationName, WebhookURL: a.WebhookUrl, WebhookFailoverURL: a.WebhookFailoverUrl,
+	out := Application{ID: a.Id, RecordType: RecordType(a.RecordType), Name: a.ApplicationName, WebhookURL: a.WebhookUrl, WebhookFailoverURL: a.WebhookFailoverUrl,
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if a.OutboundVoiceProfileId != nil {
 		out.OutboundVoiceProfileID = *a.OutboundVoiceProfileId

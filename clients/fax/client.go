@@ -23,6 +23,8 @@ import (
 type Fax struct {
 	// ID identifies the fax.
 	ID uuid.UUID `json:"id"`
+	// RecordType is always RecordTypeFax.
+	RecordType RecordType `json:"record_type"`
 	// ConnectionID is the fax application it was sent or received on.
 	ConnectionID string    `json:"connection_id"`
 	Direction    Direction `json:"direction"`
@@ -50,6 +52,15 @@ type Fax struct {
 	CreatedAt          time.Time `json:"created_at"`
 	UpdatedAt          time.Time `json:"updated_at"`
 }
+
+// RecordType names the kind of record an answer holds.
+type RecordType string
+
+// The kinds of record.
+const (
+	RecordTypeFax            RecordType = "fax"
+	RecordTypeFaxApplication RecordType = "fax_application"
+)
 
 // FailureReason says why a fax failed.
 type FailureReason string
@@ -378,14 +389,32 @@ const maxMediaBytes = 64 << 20
 
 // ErrorItem is one entry of an error answer.
 type ErrorItem struct {
-	// Code is a stable machine-readable code, such as "invalid_field".
-	Code string
+	// Code is a stable machine-readable code, such as ErrorCodeInvalidParameter.
+	Code ErrorCode
 	// Title is a short summary of the code; Detail what went wrong in this
 	// request.
 	Title, Detail string
 	// Source is where in the request, when the answer says.
 	Source *ErrorSource
 }
+
+// ErrorCode is the machine-readable code of an error entry.
+type ErrorCode string
+
+// The error codes of the fax API.
+const (
+	ErrorCodeAuthenticationFailed ErrorCode = "authentication_failed"
+	ErrorCodeForbidden            ErrorCode = "forbidden"
+	ErrorCodeNotFound             ErrorCode = "not_found"
+	ErrorCodeInvalidParameter     ErrorCode = "invalid_parameter"
+	ErrorCodeInvalidState         ErrorCode = "invalid_state"
+	ErrorCodeRequestTooLarge      ErrorCode = "request_too_large"
+	ErrorCodeRequestTimeout       ErrorCode = "request_timeout"
+	ErrorCodeServiceUnavailable   ErrorCode = "service_unavailable"
+	ErrorCodeUnsupportedMediaType ErrorCode = "unsupported_media_type"
+	ErrorCodeMethodNotAllowed     ErrorCode = "method_not_allowed"
+	ErrorCodeInternalError        ErrorCode = "internal_error"
+)
 
 // ErrorSource is the part of a request an error entry is about.
 type ErrorSource struct {
@@ -427,7 +456,7 @@ func (e *Error) ErrorCode() string {
 	if len(e.Items) == 0 {
 		return ""
 	}
-	return e.Items[0].Code
+	return string(e.Items[0].Code)
 }
 
 // ErrorMessage is the first item's detail, or its title (clients.Error).
@@ -465,12 +494,12 @@ func parseError(resp *http.Response, body []byte) error {
 	}
 	var e faxapi.Errors
 	if err := json.Unmarshal(body, &e); err != nil || len(e.Errors) == 0 {
-		return retry.Wrap(resp, &Error{StatusCode: status, Items: []ErrorItem{{Code: string(faxapi.ErrorCodeInternalError), Title: "Unexpected answer",
+		return retry.Wrap(resp, &Error{StatusCode: status, Items: []ErrorItem{{Code: ErrorCodeInternalError, Title: "Unexpected answer",
 			Detail: fmt.Sprintf("unexpected answer %d: %.200s", status, body)}}})
 	}
 	items := make([]ErrorItem, len(e.Errors))
 	for i, it := range e.Errors {
-		items[i] = ErrorItem{Code: string(it.Code), Title: it.Title, Detail: it.Detail}
+		items[i] = ErrorItem{Code: ErrorCode(it.Code), Title: it.Title, Detail: it.Detail}
 		if it.Source != nil {
 			items[i].Source = &ErrorSource{Parameter: it.Source.Parameter, Pointer: it.Source.Pointer}
 		}

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/clients/fax"
-	"github.com/apistack/apistack/clients/internal/examplestack"
+	"github.com/apistack/apistack/internal/examplestack"
 )
 
 // startService starts a fax server whose webhooks go to webhookURL, with an
 // account, an application and a document to send, in a process of its own
-// (clients/internal/examplestack).
+// (internal/examplestack).
 func startService(webhookURL string) (*examplestack.Env, error) {
 	return examplestack.Start("fax", webhookURL)
 }

@@ -40,9 +40,20 @@ type Cause struct {
 	Error string `json:"error"`
 	// Location is the parameter name, or a JSON pointer into the body.
 	Location string `json:"location"`
-	// LocationType says what Location names (such as "body", "query").
-	LocationType string `json:"location_type"`
+	// LocationType says what Location names (LocationBody, LocationQuery).
+	LocationType LocationType `json:"location_type"`
 }
+
+// LocationType is the kind of request part a Cause's Location names.
+type LocationType string
+
+// The kinds of request part a cause is about.
+const (
+	LocationBody   LocationType = "body"
+	LocationQuery  LocationType = "query"
+	LocationPath   LocationType = "path"
+	LocationHeader LocationType = "header"
+)
 
 // Error is an error answer of the PAM API. Use errors.As to get it from any
 // error a method returns.
@@ -113,7 +124,7 @@ func causes(in []pamapi.ErrorCause) []Cause {
 	}
 	out := make([]Cause, len(in))
 	for i, c := range in {
-		out[i] = Cause{Error: c.Error, Location: c.Location, LocationType: string(c.LocationType)}
+		out[i] = Cause{Error: c.Error, Location: c.Location, LocationType: LocationType(c.LocationType)}
 	}
 	return out
 }

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/pam"
+	"github.com/apistack/apistack/internal/examplestack"
 )
 
 // startServer runs a PAM server with team "demo", a pam_admin service-user
 // key and the groups auditors and operators, as `apistack serve --demo`
-// would, in a process of its own (clients/internal/examplestack).
+// would, in a process of its own (internal/examplestack).
 func startServer() *examplestack.Env {
 	env, err := examplestack.Start("pam")
 	if err != nil {

@@ -31,6 +31,12 @@ const (
 	NotFound                    ErrorKey = "NOT_FOUND"
 	RateLimited                 ErrorKey = "RATE_LIMITED"
 	InternalError               ErrorKey = "INTERNAL_ERROR"
+	AuthenticationRequired      ErrorKey = "AUTHENTICATION_REQUIRED"
+	MethodNotAllowed            ErrorKey = "METHOD_NOT_ALLOWED"
+	UnsupportedMediaType        ErrorKey = "UNSUPPORTED_MEDIA_TYPE"
+	RequestTooLarge             ErrorKey = "REQUEST_TOO_LARGE"
+	RequestTimeout              ErrorKey = "REQUEST_TIMEOUT"
+	ServiceUnavailable          ErrorKey = "SERVICE_UNAVAILABLE"
 )
 
 // Error is an error answer of the API. Use errors.As to read it, or
@@ -42,11 +48,20 @@ type Error struct {
 	Message    string
 	// FieldName is the parameter or header at fault, if any.
 	FieldName string
+	// Details are every fault the answer lists, each with its field.
+	Details   []ErrorDetail
 	RequestID string
 	CanRetry  bool
 	// RetryAfter is how long the server asked to wait (429 answers that
 	// outlasted the retries).
 	RetryAfter time.Duration
+}
+
+// ErrorDetail is one fault of an error answer.
+type ErrorDetail struct {
+	Message string
+	// FieldName is the parameter or header at fault, if any.
+	FieldName string
 }
 
 // Error implements error.
@@ -95,6 +110,13 @@ func parseError(resp *http.Response, body []byte) error {
 	out := &Error{StatusCode: status, Key: ErrorKey(e.MessageKey), Code: e.Code, Message: e.Message, RequestID: e.RequestId, CanRetry: e.CanRetry}
 	if e.FieldName != nil {
 		out.FieldName = *e.FieldName
+	}
+	for _, d := range e.Errors {
+		detail := ErrorDetail{Message: d.Message}
+		if d.FieldName != nil {
+			detail.FieldName = *d.FieldName
+		}
+		out.Details = append(out.Details, detail)
 	}
 	if resp != nil {
 		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {

@@ -6,12 +6,12 @@ import (
 	"log"
 	"time"
 
-	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/restaurant"
+	"github.com/apistack/apistack/internal/examplestack"
 )
 
 // demoServer starts a server with a 400-item demo configuration, in a
-// process of its own (clients/internal/examplestack).
+// process of its own (internal/examplestack).
 func demoServer() *examplestack.Env {
 	env, err := examplestack.Start("restaurant")
 	if err != nil {

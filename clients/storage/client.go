@@ -12,8 +12,8 @@ import (
 
 	"github.com/apistack/apistack/clients"
 	"github.com/apistack/apistack/clients/internal/retry"
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // Service is the service name of the credential scope.
@@ -75,8 +75,10 @@ func New(cfg Config) (*Client, error) {
 type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
-	// Code is the object-storage error code, such as "NoSuchBucket".
-	Code string
+	// Code is the object-storage error code, such as
+	// ErrorCodeNoSuchBucket; the HTTP status text when the answer held no
+	// error document.
+	Code ErrorCode
 	// Message says what is wrong.
 	Message string
 	// Resource is the resource the request addressed.
@@ -84,6 +86,31 @@ type Error struct {
 	// RequestID identifies the request in the server's logs.
 	RequestID string
 }
+
+// ErrorCode is an object-storage error code.
+type ErrorCode string
+
+// The error codes of the object-storage API.
+const (
+	ErrorCodeAccessDenied                 ErrorCode = "AccessDenied"
+	ErrorCodeAuthorizationHeaderMalformed ErrorCode = "AuthorizationHeaderMalformed"
+	ErrorCodeInvalidAccessKeyId           ErrorCode = "InvalidAccessKeyId"
+	ErrorCodeSignatureDoesNotMatch        ErrorCode = "SignatureDoesNotMatch"
+	ErrorCodeRequestTimeTooSkewed         ErrorCode = "RequestTimeTooSkewed"
+	ErrorCodeRequestTimeout               ErrorCode = "RequestTimeout"
+	ErrorCodeServiceUnavailable           ErrorCode = "ServiceUnavailable"
+	ErrorCodeXCloudContentSHA256Mismatch  ErrorCode = "XCloudContentSHA256Mismatch"
+	ErrorCodeMalformedXML                 ErrorCode = "MalformedXML"
+	ErrorCodeInvalidArgument              ErrorCode = "InvalidArgument"
+	ErrorCodeInvalidRequest               ErrorCode = "InvalidRequest"
+	ErrorCodeNotImplemented               ErrorCode = "NotImplemented"
+	ErrorCodeNoSuchBucket                 ErrorCode = "NoSuchBucket"
+	ErrorCodeNoSuchLifecycleConfiguration ErrorCode = "NoSuchLifecycleConfiguration"
+	ErrorCodeInvalidDigest                ErrorCode = "InvalidDigest"
+	ErrorCodeBadDigest                    ErrorCode = "BadDigest"
+	ErrorCodeMethodNotAllowed             ErrorCode = "MethodNotAllowed"
+	ErrorCodeInternalError                ErrorCode = "InternalError"
+)
 
 var _ clients.Error = (*Error)(nil)
 
@@ -97,7 +124,7 @@ func (e *Error) Error() string {
 func (e *Error) HTTPStatus() int { return e.StatusCode }
 
 // ErrorCode is the S3-style code, such as "NoSuchBucket" (clients.Error).
-func (e *Error) ErrorCode() string { return e.Code }
+func (e *Error) ErrorCode() string { return string(e.Code) }
 
 // ErrorMessage is the server's sentence (clients.Error).
 func (e *Error) ErrorMessage() string { return e.Message }
@@ -112,12 +139,12 @@ func errorFrom(resp *http.Response, body []byte) error {
 	e := &Error{StatusCode: resp.StatusCode, RequestID: resp.Header.Get("X-Cloud-Request-Id")}
 	var doc storageapi.Error
 	if xml.Unmarshal(body, &doc) == nil && doc.Code != "" {
-		e.Code, e.Message, e.RequestID = string(doc.Code), doc.Message, doc.RequestId
+		e.Code, e.Message, e.RequestID = ErrorCode(doc.Code), doc.Message, doc.RequestId
 		if doc.Resource != nil {
 			e.Resource = *doc.Resource
 		}
 	} else {
-		e.Code, e.Message = http.StatusText(resp.StatusCode), strings.TrimSpace(string(body))
+		e.Code, e.Message = ErrorCode(http.StatusText(resp.StatusCode)), strings.TrimSpace(string(body))
 	}
 	return retry.Wrap(resp, e)
 }

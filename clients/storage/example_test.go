@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/internal/examplestack"
 )
 
 // startServer runs a storage server with a plain bucket, a versioned bucket
 // and an access key, as `apistack serve --demo` would, in a process of its
-// own (clients/internal/examplestack).
+// own (internal/examplestack).
 func startServer() *examplestack.Env {
 	env, err := examplestack.Start("storage")
 	if err != nil {

@@ -136,15 +136,15 @@ func TestExpireLogs_PutsTheLifecycleRule(t *testing.T) {
 	assert.Equal(t, "expire-logs", *cfg.Rules[0].ID)
 }
 
-// TestREADME_ShowsTheseTests checks that the Go code the README's "Testing
-// your service against apistack" section shows is this file's, verbatim.
-func TestREADME_ShowsTheseTests(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocs_TestingGuideShowsTheseTests checks that the Go code the testing
+// guide's "In process" section shows is this file's, verbatim.
+func TestDocs_TestingGuideShowsTheseTests(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/testing.md")
 	require.NoError(t, err)
 	own, err := os.ReadFile("consumer_test.go")
 	require.NoError(t, err)
 	section := string(readme)
-	start := strings.Index(section, "## Testing your service against apistack")
+	start := strings.Index(section, "## In process")
 	require.GreaterOrEqual(t, start, 0)
 	section = section[start:]
 	section = section[:strings.Index(section[3:], "\n## ")+3]
@@ -159,7 +159,7 @@ func TestREADME_ShowsTheseTests(t *testing.T) {
 		require.GreaterOrEqual(t, end, 0)
 		// Each declaration of the block is in this file as it is shown.
 		for _, decl := range strings.SplitAfter(rest[:end], "\n}\n") {
-			assert.Contains(t, string(own), strings.TrimPrefix(decl, "\n"), "a README declaration that is not in consumer_test.go")
+			assert.Contains(t, string(own), strings.TrimPrefix(decl, "\n"), "a declaration of the guide that is not in consumer_test.go")
 		}
 		assert.Contains(t, rest[:end], "apistacktest.Connect(")
 		rest = rest[end:]

@@ -978,7 +978,10 @@ type ClientInterface interface {
 	// CreateFaxApplicationWithBody Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -988,7 +991,10 @@ type ClientInterface interface {
 	// CreateFaxApplication Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1553,7 +1559,10 @@ func (c *Client) RevokeFaxAPIKey(ctx context.Context, accountName FaxAccountName
 // CreateFaxApplicationWithBody Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1573,7 +1582,10 @@ func (c *Client) CreateFaxApplicationWithBody(ctx context.Context, accountName F
 // CreateFaxApplication Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3939,7 +3951,10 @@ type ClientWithResponsesInterface interface {
 	// CreateFaxApplicationWithBodyWithResponse Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3949,7 +3964,10 @@ type ClientWithResponsesInterface interface {
 	// CreateFaxApplicationWithResponse Create a fax application for an account
 	//
 	// Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-	// the account's API key. Its id is the `connection_id` of sends.
+	// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+	// fax API's destination policy, as there: a URL that can never be reached (a link-local
+	// or cloud-metadata address in any spelling, or a loopback or private one the server was
+	// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4444,6 +4462,8 @@ type CreateFaxAccountResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4484,6 +4504,11 @@ func (r CreateFaxAccountResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxAccountResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateFaxAccountResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4545,6 +4570,8 @@ type GetFaxAccountResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *FaxAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -4564,6 +4591,11 @@ type GetFaxAccountResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetFaxAccountResponse) GetJSON200() *FaxAccount {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetFaxAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -4645,6 +4677,8 @@ type CreateFaxAPIKeyResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4685,6 +4719,11 @@ func (r CreateFaxAPIKeyResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxAPIKeyResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateFaxAPIKeyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4744,6 +4783,8 @@ type RevokeFaxAPIKeyResponse503Headers struct {
 type RevokeFaxAPIKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -4758,6 +4799,11 @@ type RevokeFaxAPIKeyResponse struct {
 	Headers429 *RevokeFaxAPIKeyResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RevokeFaxAPIKeyResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RevokeFaxAPIKeyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -4839,6 +4885,8 @@ type CreateFaxApplicationResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4879,6 +4927,11 @@ func (r CreateFaxApplicationResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4952,6 +5005,8 @@ type SetFaxNumberResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4997,6 +5052,11 @@ func (r SetFaxNumberResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetFaxNumberResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetFaxNumberResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5068,6 +5128,8 @@ type CreateFaxOutboundVoiceProfileResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5108,6 +5170,11 @@ func (r CreateFaxOutboundVoiceProfileResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateFaxOutboundVoiceProfileResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateFaxOutboundVoiceProfileResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5544,6 +5611,8 @@ type SetPAMMaintenanceResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5579,6 +5648,11 @@ func (r SetPAMMaintenanceResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetPAMMaintenanceResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetPAMMaintenanceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5650,6 +5724,8 @@ type CreatePAMTeamResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5690,6 +5766,11 @@ func (r CreatePAMTeamResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePAMTeamResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePAMTeamResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5751,6 +5832,8 @@ type GetPAMTeamResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PAMTeam
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -5770,6 +5853,11 @@ type GetPAMTeamResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetPAMTeamResponse) GetJSON200() *PAMTeam {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPAMTeamResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -5851,6 +5939,8 @@ type UpdatePAMTeamResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5891,6 +5981,11 @@ func (r UpdatePAMTeamResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdatePAMTeamResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdatePAMTeamResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5952,6 +6047,8 @@ type GetPAMQuotasResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PAMQuotas
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -5971,6 +6068,11 @@ type GetPAMQuotasResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetPAMQuotasResponse) GetJSON200() *PAMQuotas {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPAMQuotasResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6052,6 +6154,8 @@ type SetPAMQuotasResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6092,6 +6196,11 @@ func (r SetPAMQuotasResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetPAMQuotasResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetPAMQuotasResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6165,6 +6274,8 @@ type BootstrapPAMServiceUserResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6210,6 +6321,11 @@ func (r BootstrapPAMServiceUserResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r BootstrapPAMServiceUserResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r BootstrapPAMServiceUserResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6283,6 +6399,8 @@ type CreatePAMHumanUserResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6328,6 +6446,11 @@ func (r CreatePAMHumanUserResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePAMHumanUserResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePAMHumanUserResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6399,6 +6522,8 @@ type CreateRestaurantClientResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6439,6 +6564,11 @@ func (r CreateRestaurantClientResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRestaurantClientResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRestaurantClientResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6510,6 +6640,8 @@ type CreateRestaurantResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6550,6 +6682,11 @@ func (r CreateRestaurantResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRestaurantResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRestaurantResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6611,6 +6748,8 @@ type GetRestaurantResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *RestaurantRestaurant
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -6630,6 +6769,11 @@ type GetRestaurantResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetRestaurantResponse) GetJSON200() *RestaurantRestaurant {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRestaurantResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -6711,6 +6855,8 @@ type ImportRestaurantConfigurationResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6751,6 +6897,11 @@ func (r ImportRestaurantConfigurationResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ImportRestaurantConfigurationResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ImportRestaurantConfigurationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6822,6 +6973,8 @@ type GenerateRestaurantDemoResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -6862,6 +7015,11 @@ func (r GenerateRestaurantDemoResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r GenerateRestaurantDemoResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GenerateRestaurantDemoResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -6921,6 +7079,8 @@ type RemoveRestaurantEntityResponse503Headers struct {
 type RemoveRestaurantEntityResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -6935,6 +7095,11 @@ type RemoveRestaurantEntityResponse struct {
 	Headers429 *RemoveRestaurantEntityResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RemoveRestaurantEntityResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RemoveRestaurantEntityResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -7004,6 +7169,8 @@ type ArchiveRestaurantEntityResponse503Headers struct {
 type ArchiveRestaurantEntityResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -7018,6 +7185,11 @@ type ArchiveRestaurantEntityResponse struct {
 	Headers429 *ArchiveRestaurantEntityResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ArchiveRestaurantEntityResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ArchiveRestaurantEntityResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -7191,6 +7363,8 @@ type CreateStorageBucketResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7236,6 +7410,11 @@ func (r CreateStorageBucketResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateStorageBucketResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateStorageBucketResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7295,6 +7474,8 @@ type DeleteStorageBucketResponse503Headers struct {
 type DeleteStorageBucketResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -7309,6 +7490,11 @@ type DeleteStorageBucketResponse struct {
 	Headers429 *DeleteStorageBucketResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteStorageBucketResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteStorageBucketResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -7380,6 +7566,8 @@ type GetStorageBucketResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *StorageBucket
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -7399,6 +7587,11 @@ type GetStorageBucketResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetStorageBucketResponse) GetJSON200() *StorageBucket {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetStorageBucketResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -7480,6 +7673,8 @@ type SetStorageBucketVersioningResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7520,6 +7715,11 @@ func (r SetStorageBucketVersioningResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetStorageBucketVersioningResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetStorageBucketVersioningResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7681,6 +7881,8 @@ type CreateStorageKeyResponse struct {
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -7721,6 +7923,11 @@ func (r CreateStorageKeyResponse) GetJSON408() *RequestTimeout {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateStorageKeyResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateStorageKeyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -7951,7 +8158,10 @@ func (c *ClientWithResponses) RevokeFaxAPIKeyWithResponse(ctx context.Context, a
 // CreateFaxApplicationWithBodyWithResponse Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7967,7 +8177,10 @@ func (c *ClientWithResponses) CreateFaxApplicationWithBodyWithResponse(ctx conte
 // CreateFaxApplicationWithResponse Create a fax application for an account
 //
 // Creates a fax application as the fax API's `POST /v2/fax_applications` does, without
-// the account's API key. Its id is the `connection_id` of sends.
+// the account's API key. Its id is the `connection_id` of sends. Its URLs must pass the
+// fax API's destination policy, as there: a URL that can never be reached (a link-local
+// or cloud-metadata address in any spelling, or a loopback or private one the server was
+// not told to allow) is answered 400 `invalid_request`, naming the field and why.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -8768,6 +8981,13 @@ func ParseCreateFaxAccountResponse(rsp *http.Response) (*CreateFaxAccountRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8837,6 +9057,13 @@ func ParseGetFaxAccountResponse(rsp *http.Response) (*GetFaxAccountResponse, err
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -8957,6 +9184,13 @@ func ParseCreateFaxAPIKeyResponse(rsp *http.Response) (*CreateFaxAPIKeyResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9022,6 +9256,13 @@ func ParseRevokeFaxAPIKeyResponse(rsp *http.Response) (*RevokeFaxAPIKeyResponse,
 	switch {
 	case rsp.StatusCode == 204:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -9142,6 +9383,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9254,6 +9502,13 @@ func ParseSetFaxNumberResponse(rsp *http.Response) (*SetFaxNumberResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9358,6 +9613,13 @@ func ParseCreateFaxOutboundVoiceProfileResponse(rsp *http.Response) (*CreateFaxO
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -9800,6 +10062,13 @@ func ParseSetPAMMaintenanceResponse(rsp *http.Response) (*SetPAMMaintenanceRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9905,6 +10174,13 @@ func ParseCreatePAMTeamResponse(rsp *http.Response) (*CreatePAMTeamResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9974,6 +10250,13 @@ func ParseGetPAMTeamResponse(rsp *http.Response) (*GetPAMTeamResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -10094,6 +10377,13 @@ func ParseUpdatePAMTeamResponse(rsp *http.Response) (*UpdatePAMTeamResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10163,6 +10453,13 @@ func ParseGetPAMQuotasResponse(rsp *http.Response) (*GetPAMQuotasResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -10283,6 +10580,13 @@ func ParseSetPAMQuotasResponse(rsp *http.Response) (*SetPAMQuotasResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10394,6 +10698,13 @@ func ParseBootstrapPAMServiceUserResponse(rsp *http.Response) (*BootstrapPAMServ
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -10507,6 +10818,13 @@ func ParseCreatePAMHumanUserResponse(rsp *http.Response) (*CreatePAMHumanUserRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10611,6 +10929,13 @@ func ParseCreateRestaurantClientResponse(rsp *http.Response) (*CreateRestaurantC
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -10717,6 +11042,13 @@ func ParseCreateRestaurantResponse(rsp *http.Response) (*CreateRestaurantRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10786,6 +11118,13 @@ func ParseGetRestaurantResponse(rsp *http.Response) (*GetRestaurantResponse, err
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -10906,6 +11245,13 @@ func ParseImportRestaurantConfigurationResponse(rsp *http.Response) (*ImportRest
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11011,6 +11357,13 @@ func ParseGenerateRestaurantDemoResponse(rsp *http.Response) (*GenerateRestauran
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11076,6 +11429,13 @@ func ParseRemoveRestaurantEntityResponse(rsp *http.Response) (*RemoveRestaurantE
 	switch {
 	case rsp.StatusCode == 204:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -11156,6 +11516,13 @@ func ParseArchiveRestaurantEntityResponse(rsp *http.Response) (*ArchiveRestauran
 	switch {
 	case rsp.StatusCode == 204:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -11367,6 +11734,13 @@ func ParseCreateStorageBucketResponse(rsp *http.Response) (*CreateStorageBucketR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11432,6 +11806,13 @@ func ParseDeleteStorageBucketResponse(rsp *http.Response) (*DeleteStorageBucketR
 	switch {
 	case rsp.StatusCode == 204:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -11516,6 +11897,13 @@ func ParseGetStorageBucketResponse(rsp *http.Response) (*GetStorageBucketRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -11635,6 +12023,13 @@ func ParseSetStorageBucketVersioningResponse(rsp *http.Response) (*SetStorageBuc
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -11824,6 +12219,13 @@ func ParseCreateStorageKeyResponse(rsp *http.Response) (*CreateStorageKeyRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests

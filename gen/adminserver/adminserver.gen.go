@@ -844,6 +844,22 @@ func (response CreateFaxAccount413JSONResponse) VisitCreateFaxAccountResponse(w 
 	return err
 }
 
+type CreateFaxAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxAccount415JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxAccount429JSONResponse) VisitCreateFaxAccountResponse(w http.ResponseWriter) error {
@@ -906,6 +922,20 @@ func (response GetFaxAccount200JSONResponse) VisitGetFaxAccountResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFaxAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFaxAccount400JSONResponse) VisitGetFaxAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1075,6 +1105,22 @@ func (response CreateFaxAPIKey413JSONResponse) VisitCreateFaxAPIKeyResponse(w ht
 	return err
 }
 
+type CreateFaxAPIKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxAPIKey415JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxAPIKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxAPIKey429JSONResponse) VisitCreateFaxAPIKeyResponse(w http.ResponseWriter) error {
@@ -1134,6 +1180,20 @@ type RevokeFaxAPIKey204Response struct {
 func (response RevokeFaxAPIKey204Response) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RevokeFaxAPIKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeFaxAPIKey400JSONResponse) VisitRevokeFaxAPIKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RevokeFaxAPIKey401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -1301,6 +1361,22 @@ func (response CreateFaxApplication413JSONResponse) VisitCreateFaxApplicationRes
 	return err
 }
 
+type CreateFaxApplication415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxApplication415JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateFaxApplication429JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -1453,6 +1529,22 @@ func (response SetFaxNumber413JSONResponse) VisitSetFaxNumberResponse(w http.Res
 	return err
 }
 
+type SetFaxNumber415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetFaxNumber415JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetFaxNumber429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetFaxNumber429JSONResponse) VisitSetFaxNumberResponse(w http.ResponseWriter) error {
@@ -1586,6 +1678,22 @@ func (response CreateFaxOutboundVoiceProfile413JSONResponse) VisitCreateFaxOutbo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxOutboundVoiceProfile415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFaxOutboundVoiceProfile415JSONResponse) VisitCreateFaxOutboundVoiceProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2102,6 +2210,22 @@ func (response SetPAMMaintenance413JSONResponse) VisitSetPAMMaintenanceResponse(
 	return err
 }
 
+type SetPAMMaintenance415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPAMMaintenance415JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMMaintenance429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetPAMMaintenance429JSONResponse) VisitSetPAMMaintenanceResponse(w http.ResponseWriter) error {
@@ -2238,6 +2362,22 @@ func (response CreatePAMTeam413JSONResponse) VisitCreatePAMTeamResponse(w http.R
 	return err
 }
 
+type CreatePAMTeam415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePAMTeam415JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreatePAMTeam429JSONResponse) VisitCreatePAMTeamResponse(w http.ResponseWriter) error {
@@ -2300,6 +2440,20 @@ func (response GetPAMTeam200JSONResponse) VisitGetPAMTeamResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMTeam400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPAMTeam400JSONResponse) VisitGetPAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2469,6 +2623,22 @@ func (response UpdatePAMTeam413JSONResponse) VisitUpdatePAMTeamResponse(w http.R
 	return err
 }
 
+type UpdatePAMTeam415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePAMTeam415JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePAMTeam429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response UpdatePAMTeam429JSONResponse) VisitUpdatePAMTeamResponse(w http.ResponseWriter) error {
@@ -2531,6 +2701,20 @@ func (response GetPAMQuotas200JSONResponse) VisitGetPAMQuotasResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPAMQuotas400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPAMQuotas400JSONResponse) VisitGetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2700,6 +2884,22 @@ func (response SetPAMQuotas413JSONResponse) VisitSetPAMQuotasResponse(w http.Res
 	return err
 }
 
+type SetPAMQuotas415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPAMQuotas415JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetPAMQuotas429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SetPAMQuotas429JSONResponse) VisitSetPAMQuotasResponse(w http.ResponseWriter) error {
@@ -2847,6 +3047,22 @@ func (response BootstrapPAMServiceUser413JSONResponse) VisitBootstrapPAMServiceU
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BootstrapPAMServiceUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BootstrapPAMServiceUser415JSONResponse) VisitBootstrapPAMServiceUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3002,6 +3218,22 @@ func (response CreatePAMHumanUser413JSONResponse) VisitCreatePAMHumanUserRespons
 	return err
 }
 
+type CreatePAMHumanUser415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePAMHumanUser415JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePAMHumanUser429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreatePAMHumanUser429JSONResponse) VisitCreatePAMHumanUserResponse(w http.ResponseWriter) error {
@@ -3134,6 +3366,22 @@ func (response CreateRestaurantClient413JSONResponse) VisitCreateRestaurantClien
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRestaurantClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRestaurantClient415JSONResponse) VisitCreateRestaurantClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3274,6 +3522,22 @@ func (response CreateRestaurant413JSONResponse) VisitCreateRestaurantResponse(w 
 	return err
 }
 
+type CreateRestaurant415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRestaurant415JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRestaurant429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateRestaurant429JSONResponse) VisitCreateRestaurantResponse(w http.ResponseWriter) error {
@@ -3336,6 +3600,20 @@ func (response GetRestaurant200JSONResponse) VisitGetRestaurantResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRestaurant400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRestaurant400JSONResponse) VisitGetRestaurantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3505,6 +3783,22 @@ func (response ImportRestaurantConfiguration413JSONResponse) VisitImportRestaura
 	return err
 }
 
+type ImportRestaurantConfiguration415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportRestaurantConfiguration415JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportRestaurantConfiguration429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ImportRestaurantConfiguration429JSONResponse) VisitImportRestaurantConfigurationResponse(w http.ResponseWriter) error {
@@ -3642,6 +3936,22 @@ func (response GenerateRestaurantDemo413JSONResponse) VisitGenerateRestaurantDem
 	return err
 }
 
+type GenerateRestaurantDemo415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateRestaurantDemo415JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateRestaurantDemo429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GenerateRestaurantDemo429JSONResponse) VisitGenerateRestaurantDemoResponse(w http.ResponseWriter) error {
@@ -3702,6 +4012,20 @@ type RemoveRestaurantEntity204Response struct {
 func (response RemoveRestaurantEntity204Response) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type RemoveRestaurantEntity400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveRestaurantEntity400JSONResponse) VisitRemoveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type RemoveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -3792,6 +4116,20 @@ type ArchiveRestaurantEntity204Response struct {
 func (response ArchiveRestaurantEntity204Response) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type ArchiveRestaurantEntity400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRestaurantEntity400JSONResponse) VisitArchiveRestaurantEntityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ArchiveRestaurantEntity401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -4065,6 +4403,22 @@ func (response CreateStorageBucket413JSONResponse) VisitCreateStorageBucketRespo
 	return err
 }
 
+type CreateStorageBucket415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageBucket415JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateStorageBucket429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateStorageBucket429JSONResponse) VisitCreateStorageBucketResponse(w http.ResponseWriter) error {
@@ -4123,6 +4477,20 @@ type DeleteStorageBucket204Response struct {
 func (response DeleteStorageBucket204Response) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type DeleteStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteStorageBucket400JSONResponse) VisitDeleteStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type DeleteStorageBucket401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -4215,6 +4583,20 @@ func (response GetStorageBucket200JSONResponse) VisitGetStorageBucketResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageBucket400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetStorageBucket400JSONResponse) VisitGetStorageBucketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4380,6 +4762,22 @@ func (response SetStorageBucketVersioning413JSONResponse) VisitSetStorageBucketV
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetStorageBucketVersioning415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetStorageBucketVersioning415JSONResponse) VisitSetStorageBucketVersioningResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4609,6 +5007,22 @@ func (response CreateStorageKey413JSONResponse) VisitCreateStorageKeyResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageKey415JSONResponse) VisitCreateStorageKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6145,151 +6559,158 @@ func (sh *strictHandler) DeleteStorageKey(ctx echo.Context, keyId string) error 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rd9s4suBfwdHec2Lv0JIcO7nd8odddV7j7STtjZPpD62sCJElCWMSYAOgbU3W//0eFAA+JFIPJ3Ju",
-	"evzJFkm8qwr1ri+dSKSZ4MC16gy+dDIqaQoaJP56TW+HUSRyrt/TFMyTGFQkWaaZ4J1B5+McyJTeEmo/",
-	"eqIIpyl0O0GHmdcZ1fNO0OHYtuM+GuPPoCPhz5xJiDsDLXMIOiqaQ0rNGP8hYdoZdP5Hr5xaz75VvaUZ",
-	"3d0FZpK/wuL8ZfP0hhfn5AoWTxRhccvErmAxZvHaKU2FTKnuDDp5jl/qRWZaKi0Zn/lZXMwFh/d5OgHZ",
-	"PJfMfEA4fkEYJ6+6x89PiembHIR/Oz45fvrs2bP+cb8fHrZMFXsY2x6+Zg+rUzWz/wBK01xSrl9xzfTi",
-	"zae2/QR8/0QR80nLLO0341m+YVfXTbKcEc6lPsn26cnim/VTLL/b4zQ/gBK5jKB1qviWiCnRxc4GhFos",
-	"ig2E6NqSDDA/UcSsRLWvyw65bkHA87Qz+KNDEw2SUw0XdJEC1x8XGahO0JlIoFf+R0TV/KWkN4YkBJ2Y",
-	"ccZnv+E67G+F2Gj+T4Hnb6TIM//jXEPq/7dNaq/NXy4uaQIfgCrbX0YXIteV3xLeiZhNmR2+8rPoKpMs",
-	"guovru3H5cZdgrxmEdiH18BzeAH+K0UTUC+ohpmQDD9R9uuhBFr5+WJO5QzfazpJ3D+3H6jGf68Fi8tZ",
-	"a5b9zvR8LpLY0IfPTQTjUgtJZ/BLHl3BGvI6wffrKav95t4wvDoTM7+PQNP2aV0M3xENNF03LfP+66j9",
-	"xfBdMY07MykJKhNcAd5Ov9D4A/yZg9LmVyS4Bo7/0ixLWETNdHv/VGbOX7Yc8JWUQtqhmhAWByOIHgpx",
-	"07YjQhJKZJ5At3MXdF4IPk1Y9GCzcmQEbpnSitBEAo0XOJNzjgie7H8mQ05yDrcZRBpiYlAGJAHzNU7k",
-	"vdCvRc7j/U/kvSAqj+bFtuDwDkw+shRE/gDnEjpQGWs7YjhwlNwBkIgXJGYx4UITKiW7BnLD9NwRfLt7",
-	"TxQxB0lcF2dEAY8J04TOKOO4rI9CvDVE6YHB38yeKSLMETOtiMhA4mhPFElYyvSAnDwl79gvhrUxiFFe",
-	"YJHgUzbL7ecjztJMSB2Q/+yXn3PC+MTAiuEsA3JcebMgQs9BdsnQTuJmLhSQF3blR2+Bz/ScMDXiODWz",
-	"lTgdM1kJ01xBTHJuNvWMGEZMAde47yLXpP6Z4BHUOhhhO5JRpbsj7jb/HeULB1rqAYBKCzFOKV+M3Uko",
-	"A1ZCEPOM3EjBZ4TGqQEicQVckakUKdFzpgiNYwlKnREJWi4InWqQJPxgfhwNzY+QKIgEj5GtmAONnQBQ",
-	"+WT1Hri0TYgW5IYyTSYwFRKIlgtmpmLBdB3pTxlnqWFFjosL0lzeM2RKzQZ84jTXcyHZv+ABSMc7ppSZ",
-	"uZCru4n49onTa8oSc/0/wHHn5WiOfjiyGlFuCIcEGs0JJTHVdEIV/ICnq/LMEACI30HM6Ef86KFJ2RNF",
-	"3IDEzNJQAbO7hkCYPS+IG9H0ClQXeSM3CDIhQmilJc0uhu8cm/lJgawwJjSOmemAJhfS9KYNlzmY0kSB",
-	"YVfLR186M8PFNjNc+MocRpZrnFiuUIg8I5EEai7dmzlwQ8ZiAXYJyBCYM0rprSWOncHTZ88CczL+9/EK",
-	"axqgPAy3GZOgxoyPHeysTustm4K5nbwAcwWLsyo9dc+qEzKd4ow8bDzvrwKHZyCbtsEx47h6xxQHJOfs",
-	"zxy8vGTYzqVVPz9dXnRGtWGNOoPO//uDHv2rf/TzZ/d33D36/D//o9OwL1IkoFpkOfPK74M9qgMJWUIj",
-	"gyzmkrRf+DOyvJqV8lFI2swIfxAJmFmk9NbKVYPnxRyplHTRCTp2I9xrg4+WZ/YY+kfHceMWzvyKSvFE",
-	"TP4JkUYeFoHqYvju73lK+f0huv0kdzvB46c/7XKE/7v5DJt2Y+3qjfTxdQvfXrzZaW41me1+M3T6uC2l",
-	"Q6d1q2LnjjJl0LkGqZjg5igQJKY0T3Rn0PnE3RuIO8vk+vc5GJ4P4cLKuURpKrUiRRsDKl6lUe/qFTe3",
-	"Z9wsgO++27/C4oG3urYXX1a2hpZElinDJK9Q++dNK19Zpb0sB1+Wph2JuAV5//7x44U5B50jT7FKwcH3",
-	"6A+G8WuasNjzrkisKsxd0OFCj6coIwaGA7AStPmqYBLG7p4e43D2ACtClpnHModshymYtgCniBLx5wYC",
-	"n4JS1IpT68EFN8YvsmzXBECv6e3w4vxXWKxuL4tXN9egiioOVQv81/Khw4tzc6lciysIiBSaajg8q134",
-	"Zj+Ba8Mw4S27QWuNN327Ut8qGydAJUiczUE4dAeGDFFILCt52CWXc3HDUWgyklWywBtvTpWRxojSQlok",
-	"Xb1R8YqEuHkSZky73phMFlaSwXUzwQN7lRou7YaqLRa7dIL4iVl+25mVGLuEE5bbGlNdswvEVMORAcSm",
-	"ZdqD3nga29DVBvvHyrLcJV+Z6fpFvpAQG7ChiVpd75akq7Jld0GHZmzsYGtTI4sby+vwo5ZdrV+CV1R+",
-	"c57PDFHKINvhsIHdMBKcQ2SejFkcGtZQgZPAtgaElRci16gaGV8LFsE4k2LKEhg3wxfPEyeqWslspbcb",
-	"mMyFuBpPKUvENchxLpPV1bxKM72w2GYuYicgcWhEaN+l62kLHHTAWm3YMrN1y2+BDnt7Wxi7383tKFQD",
-	"2z9E+uRYfgevhmBbiuVZWUVTIzNTrigCAznwFOxwO6K1Zll2zP2xpxtoTSvPVM6wxJyvm+WOAuxaNFk+",
-	"Rfd26SRLQdYrAiqqCK+BMRi9FUK3YVrZULIlzq1/+lONYs21ztT/GvR6W6Ddt+m2WXSsDrX28H9zh/AP",
-	"cwYXdpMfEAp2ANZzq29eJe5TejtuI/BTeos+BR7RHcdEDijHZ4YDgmuDT09IaDsKD7cClqkU6a4mfIT5",
-	"SGyF0265v7kGdwYeZjAurvn6Wi/orNRsxCLKU+C6mefX4h6eB9VDcvvttgA7LBdWm+b6k3wtZLojjEU0",
-	"ScaxM0yMFUTKQZxVU/30/LTfD9aqNIOO350Wi+nL10RCBOwa6kRjwjiVi/8ekPD1R1g5uWI/yjmtP7ff",
-	"ypnX98/v26BANbTV2IfkZi4S6JKMSsPDDiovmJ6T0D330mNIDDvUHXFDjH2XhpKjOsrAAYmlyBQ5CO0X",
-	"YUBC+35soUSKLAODzSNe0Tz4URFQcURzyNhDo7BZLvt+VLEZYlfhLrFmMYfBplVNSWuuN6ZIDBK3zNmM",
-	"gBhkI4hsTqewF0QIyIQqeH5aR4iFhn9rdCh9yBplsfF9mLegaku5r8RQcz/7up1Z8mRbcg5cmmvLPjWx",
-	"GG0i2n2FrlaZpWVOa50Ah2tcALudGmM2Gv3tj2MjoRox9ctxcHx61yagXoK2A95TObkCF6s4W2V+V0Ue",
-	"QDUrPnUrE/yMGGhCz5gJGtqnQhZy446A1yIG/W5Z0Yt8krCoUcNGk5mQTM/TqiYS4qfPnh3/3EiUM+xr",
-	"3KoXO3l6ZKgTeWX7IPZ7Iwl6SkYOlKY8pjImNMnmdAI6IBmNY4gPt6Byy3qQYgG1uX1euyGXmuomTc6E",
-	"8hgV4yWUV4k2JOwaZNvrDHjsFPcrxtwlzHZfVrsMKqM3Tf5i+O4dNR1yyq2/5A4ALKbThPEmTbXMgdzM",
-	"jXQH1yAX6LWGNzzl6gakIs/6J+ZyR5vi2PUTVrjbiRAJUL6yRj9ky1r+by60NQ/vavxtuMTfCaWJ2Uhr",
-	"WFSFiYykdEHm9LpuUW00qF7BQo0zkGO/1lw10adyKNOAoINB1eK6w4jVgdoWVe36Hsu6a958NJRW8D2j",
-	"6Rg16NYlFL3CigcxJDBDNenKKwVRLpleNHy78gp4bLe0iajUPQPWalsLB4C1Rvk1uueNV7hzdm8bQkEk",
-	"oYFxu7eG39vMdzVz1yzb5nfhTLqLUTXomFMZb8kC4Lfb8QFV31Y/RLWDZRt7UEYZVLZ55Vhb6IlZ0Lcx",
-	"RcRMWZNoucKCxn1TQ8U623ZV8VtMaKPBotrjPlT9F8N3n1QT271Hk88Vs3onT6vmeUp56XPeSE5arQPW",
-	"Hltz8I80u67t8udgB6U8zq7od+MBlYEPLxIGG+xKEX5y3kyJ7MvLb0yLWjeudFDdnlQtB34sU6xli7Ff",
-	"7tLiir2uzmHD5lZ9aNt5DEv/6zv3G7dW1Qxk4SAd2GuecoIzN+w9RqIwUOQgrEcyhKgusJM6rOxx4zQR",
-	"WCwkPKj2/9ucZulmddzv9zec7u5niJtzTyfB3BKX3dazVyV6OdxLSMX9llUGDK0yi8BzgudopM0ZcJBU",
-	"Q0BSHxlEGI+SPLZ4X+iqnvb7/ZqyqoVRbfM/QNudeU1m7Np5ZeCzmhc7OXCOTOS4LuAxrp+fbmZhqxtc",
-	"7sH6Xfbxb9Vrrn/0Mz2aDo9ef/7y091R9efpLj+PnzbrGcrBz9Fp/wModN5a9RnKHeI1n32z6FkzOHvq",
-	"s2R0qFGtRuKjhaZNFmzfoTPVrLNiLLN52GPgV7X+VMr/9rEtb41YVlDmjXvh7urhDjzL1xGW9aTDBVnW",
-	"XVOGev3WXoKu+RH+o/AfvB+JWWWQvINg0LnMVQY83oZFct00zrjuwdesS3OKM+r9GYV1r5pAIvgMSdxB",
-	"Im5ARlQBScCguApIzGaGz6E8JvNFNgeuDrsEnRBGnEZaEWGNjoY3KuOx7RAK+aQu+cX9Mp2ghJ/SGLxn",
-	"v2ukrHMyxCNuZ2QmFDoaFzqbxy1NMyNkFk6cdXfrk+358TZuvHbw93ZLWvWovA8z/40cXrdoXkJ4G49R",
-	"ekZVOt/Imtdm95aphh11kLI1y1Q/oE38r+994+SaQ06HHlfMLpCDEwOTz09IK5oEJBbLyLIWRk/WwagR",
-	"Gf2jdcDarIN+SEhd8hfeXvuzdFyFsqIEt2rX28Lbr7D4Fs6F33lvUBW4QRLtblTlN2xpoQW65942I7Ih",
-	"7LtiMfpgbkBh7HfNhP6x5N3fhL9PCrd9xmdnJHT3b4iYGhZ3cFjcW1TCLo7+6+/xoPMpi782sKOqQWsw",
-	"N7jXpTr7jGA3zkimKhG8jVaGpd29K/XQl+bIHN7EKeMfxRXwFhajDFwkB+Hw4vzy4/DFr+Phy3fn78cf",
-	"f/v11Xvri4RQgDNAL+9yRnOtMxs8x/hU+KA8amPafT6XjClNo6tO0EG/M2ykBr3ejOl5PulGIu35b4p/",
-	"Oo3xeDbITsgnCn2oxBTVEa6JC3scmJ2zqOE3lxtJO3Dmg4Kn0S4sYsSddW54cY4teN1BnpxrkhhOh9d4",
-	"JxuRbCOQtSCJENnEzGKyII7ZCUbcDOZwQ5G6W/yA/GJd5kd5v38SVY4CH0BIDszsm0+FXFPJDJycjTgl",
-	"kvJYpO4cmSok3xgXazNdlHF/TJGcK9CHXRIWe2eH73a7oXnPtBrxSKQp5fFRwjiQKY2gO+IjfkH13KIb",
-	"Kq69y71NoKPnsLBdmf2SAxL2Mpr2TLcBCXtTelv8rywxsL9HPOyVShF81iUYbKKcCY6EX0YYTjHqBGRk",
-	"Iyrsvy6oYtS5C3GCBk6KnYjmEGFYgGNdCVplDdz42E7D+7pAdQk0HpRvCu8XhBHJZnPtOvZWwdP+MbmZ",
-	"Uw02wt15bpNfRGxEL7NHGBYOMYphZYTowenxSUAUwIi7xC02WcXhUkB8XX+wMQieHFDyDF+O+MXL10aM",
-	"tbbmw5bweMw1JKQmaa404bgMc9CEEg76RsirQQkiI474FbrYd3MwJDw6wtM+onEsQyKm0xIPcp6AUpVP",
-	"kkTcHElIhQYEshm7Bo5H9gsoFqNfgKoE0qrAOhiZCeLQFp0vpEhBzyFXJAUtWYQKAGu3NTBI9YiHb159",
-	"JD332iAS3GJUqVBIvYllBM5sMAyvnAyqEpgiKoMoIAm7AhL25kATPf8XOnIN0S6Mngs4m5RGc4MfTCtI",
-	"puYEig3IAOQh4QCxIlxY0MGsPeabiCaVlYx4rnKaJAsyp9Zr/qw8Jz8iHhImdyhjfVzUjQ09x/P0ezIX",
-	"SWxwGCU1QwYSqoFHBjAnuFFBZdnmvZVWAwcGlmhizLgV5RIWAVdQoevDjEZzOHra7a9Q9pubmy7F110h",
-	"Zz3XVvXenr949f7yFbYxdxjTSfWGKAOYSrGlM+g87fbt9yIDTjPWGXROuv3uiXWEmeNNh7TFS6bI6wjV",
-	"wIi9cPcC9Qt0uiPvlYtOuUrleP8qMmVSaZ8azO6vi6FDFZFN92CRFyXns2r4/RVAZkZCi4OYEqbtThbb",
-	"fh4XM6qExRTxar+IePHNwtzbogHu6twbxgIvpc952j/+ltNoCCZqib4vFCCYz0ThGRgwOO3328YpJt6r",
-	"JP3BJsebm9SySGCjnzY3WkoZg81+3tysyP1jGhyfbG5Q5HAxDZ7+vFWDWt6Ru6DzbJuNK3IBYYOTrbat",
-	"CJxEPjRPUyoXBWwTWs39Z51tV5ALs2TNlPPu7nw2HdVwuvel6vp3hwaOJlHrA+hcclWP0XDQY+9kS+AU",
-	"imQFh11HyjeglzCyhg/9PeDDBiTofgUUn25uVORd+oGg6w3oOmitwFBQS1P5R/NQ5ScrvrCfNwBhzwUd",
-	"rmTEvMdQQcuNdW5vI8OR3XhkQT6uAuBd8jt6sPsgtNByTjY7oLuwfICstW2M+GrAGS2CZg8HBBiyHhOh",
-	"52ROsww4EZJw+zggXq4xZ49MCOMz269I7JCObTcssvcV50TwpkuUbLxDR3zbS9SGie77Dq0FCn6HK9QH",
-	"wzZSDAMoD39V7kpk7nm3/lWvSkRzg2I2YN8RtntejgVd6n2x2sQ7S1cS0NB0Y67i8VoUXkG/D0hb6uhX",
-	"g/7TplGRHj3eayugYHdmAwR87dUWbNPCpkve5hosiNk+r8JSeMNLvxJqQFVVinuiSHjx2+VH0rt+auY9",
-	"rs4vxDQYgVfuWA1MaQctZL1zbaM2bc+tYfprL6NKQoB930irEdTf4VqqrLeNmy0/ebyfflxRroJ6Tg3Z",
-	"xoJvIh02Dkj1vlTjvO6+nohsRd9qcWeG7OQNVOdN4dPlYpZ8sp2KdqJisxGchPVIqZAc1EOcBiMuOGr5",
-	"0DPDdWv7iAmq45azCFi9H97CTDvuGyMjvf53xKf0FlSXvKBJYnPJWeGWpGJ1/pRbzWJ7uNaZYbp9kNa0",
-	"bFAs2mvAf24igZcoP7+vpp/fA+lbiWfbiuR9U+G9CFps5sTx7V+T0D0qubwawmAhrQdsIop5ZAnaUXtn",
-	"ctmcsWSfTNdwheJbiwblxE+G4GSKBClaOGqFBKmdPWqMyt0zn7Qu2cjDM0yNO9BCS9zuPnJNPyLX1IYr",
-	"rfjvbvUx4lC7OeuSpXniZCKbegKNheb+D7UIA3IzZ9HcWg4naNZd5TWW8btrTegueYZPGhxafgNjOw4w",
-	"Xw1mq+kWj7uYbRPi8BDZkxuaXKkRD1OIGe1mUkSASbNDcmTdG3yPYPij0CU6CMucHEL6RB1WmZmg1x2K",
-	"bSO+kqvjMDANjERGfDYOl9WjKSNHdUD79eHZiJeZeMhMFFxeuTFPFHFJjcinD2+tIrPwOWfmCC5evkYD",
-	"r4vwZnzE/8/lb++R83NypG8Q4uqsJ0KaJ5rhz6mQ6RmhZbfoo+IyTWP/I16yXv0m1uuc/xMiXclWtDeK",
-	"upSVxMBusZKeWclRTDW9T5eYl+fhybHfsRYKXPW0cMD+SI1tg2fbrKYhifuPpKBFvFryuGml3z77WT1P",
-	"RKPB0oDWapoITwglOkKy6YKELmvD0SWbcapzCUeumSN1B+Ia5IgX35kjVZqmGfkbGXX+/6hD/kYkvUF3",
-	"p/DwjNj4QtWzGcrCCyoVLKfKCNEpSrWYXayZdCW9xn5FrpXhWtC1NIHcB9d+IBuoV9cbuuTgzhq6FZtx",
-	"l91qI6AqnwukEUZf2WvxhjLNbKDHBEiRtYMc2LA6azsQCsgE9A0Ax0ITDNRhUH6MtsMRL9J8uDIU1n/L",
-	"FqZwrlX+sqWIazYhorl51UZQtIlNHgQM7VAtIGhluL8+FL6wCX4c1+jPDVleQ1ocUzUxIKqbed6Mpr20",
-	"ntilxbvDXCHOEXD4jlTaEHXDdDRvdOZYShuzR8hYGqkFMPxU/+qA8RGShNxUMvObMxtenGNZKJcapwSH",
-	"jKbWstWkhv0d0/OEPvcOGmZkXk3YY/rdnLSHHFh3zmDEVQYRUpdYRIoozYq2h5a7t8dUZgvwgaFmNF9N",
-	"B93N5yKJFaGRFErZMlZSqxbFaAMsfnv2vAkMH04xugsSEC5ufgivvr+qjuIjvYIabjpMMVLrRDpTwsTG",
-	"b9Qx1RNuDTStKSmaFH4+O81+4L2xEMsDS5B+hS3gbovVPLqv/oA2T1/EdD0G9L4UyZ6q7qlNzEiBCfsj",
-	"wFuC4qPjzbJDaeth7+pyU6a1+oyBCtG8ybriwwRtSjvPuiylIUT5/tSwM/7zsfk8XGV2a4GLeyK2jcGR",
-	"D89ibIJwQhXJcaqPerofiu6+tDBuNfr4331IcO/PIrnmxkAB0+qJIrbFGRppXTJaBklsFfA2lq9NvHSZ",
-	"PPcL8W6QFpi3s3+k6xvoenHO35jA583qCnTI3wbIJHhPHaodrJGhvQIsH2JejPiNyJOYwG0EEBNqe6u4",
-	"45yQEB+N7RcQh2cYorpU9duA9BVkul1GrQD0XsTTKiw/6LWxDRIZodQI+1PhK4M/Xh4/jPc0otxWCN9+",
-	"d6xkJf4ayrDWmflASCIhV6AOy6KwQS2BQS2zMrWRqSmgIb8Sryo4jPhKqKpNHbJTsM2GgNWWQsZ7ohQb",
-	"yiY/vIjfkqG5TcdVO7rvFsf66BP4nTQHtfNHKY7aIgCME+oKQONjRH12DZz4PNDbkqr9kyh0ZdTsGgim",
-	"HbaLOcD/FRoZLW2RIp/ZhcRUzSeCyjggStjUuzY20KVvqVK39LBL/m67movE5jYIfZr0EHeDsNQgLNOe",
-	"XjlN5RM14uEwjt+YbXyHBDEkWW7NQ6mZlE2E3x6kUa1bvW/N5EqB7IenXbjMNVGDZssfKdO/B2WqoDLS",
-	"orUCdiU3j/Ma2SLFhq1EbL8nM9MY4iqdK5MgO2tbK6sy4l+VXGM53/ieMH19SusHxvZ1OdbbvBXsSXku",
-	"xR7Ho/DzY/obV1DPBfaU+OYS7Hg0L1+sYvtSjvRNcZmVMXwduVoKK0w7tMTvvPl0/hI9ZPEKcoWf1qPx",
-	"AyHwd0fdyopbcLbc8EfT4g95DcsqUO+Ikb0v5Y/xLHdh/huV3RUkpS6ZWBnol9Syh4upLfpQzSC+ov2u",
-	"4eVuQshylvDPe1T9fRVaParTl9XpFSgqMjoh3Cyc2+O3gOdetFzDpNk3TDJ7/9RvGx9FMcBqJMv1TJrv",
-	"xRE/CFPguQoDEhZlFsKAdLvdM7JS5sQ6flWKnaxWSRnxAp3UnGYQ+1iQ+sBEliiadskrNAC7Da0kssSY",
-	"XqWLxJGVHp4oYmHdhiQ7h9opSOARuBSPNEXuwPW7VDhhxIXEtXgjgauRQ4ZlQIrVYfAFyaSYJEbKNmy6",
-	"WbovsEsOTvv9wCVWtR8VFRVcrk4bIhTNKZ8BxrbMGZ91SVF/wSlKnNMdMghUwoi7/EaxlQQwIlkRpemi",
-	"IRhHk1Qo7fNpHpycBM+enQanJ08xBag6HBA64om5N9yavQnl+KRxdk2hNr7ARWPBnW9CC/fK5NSm+8CG",
-	"mJYyIQ30+Pc51eSGKnIjmdbwmDfixwqbwdOt3RdPVJ1Of5OLIoZUtEsob1xCZCuj0IQpzaKAMLfOxNxZ",
-	"XGGOZ71ctQdvg8CpEgNbXigYcV9TqHih6S3gn0li/na73cNlUadks9KiUlGlOtGI+/JENsGaTfiLwTdk",
-	"+zpDzdERdv31+kv//UlUtUrUI4F6JFD7JFBl0nRDS/ZAor54zvOu98UyYKXQ1pabzaB9yQRyQRLBZ8jE",
-	"GmaxTL5e5wTRucRSD6sbtY7cyntyN2VwS8V1hTwgK7ZtIjfT9DGRW5MrgtmZCr+N+XvucxV+LaEOdmjx",
-	"wUHpbq0swLhr4ZugRY/KaM6uYXfT5ndefZs59aFweWj37V7I7No+YvMqNrutqYvP9+VrffWLSjGttsBb",
-	"ufA1rQo9S1kaJzBAY6R6xyHabis1FMoknqcjHnKhx1Oz8aGtBmJrHViLmsw5QqXvY3hx3sRKvmWqXmxv",
-	"r06vq/XIGhiw6iaVG/IIwcsQbPbPCg3uiCfFAXpAdW/sldOSD8pBYyU5jC+UUsJlUf2jfIQhm0UhJ6yq",
-	"4yoZjrgWJHSJrsKyTmpRTPBw4J1IqK7k6nSVCReYo4AI6XQ2tnpNwqYQLaJkSTo6I7VEdupJmRfeYgrE",
-	"1ot2GEWg1EvgzMy21bZcr263TxeS2kjfyTS1VMuvWXlu4ePRj+TfxMOtRksaSUnDhdf7Yv/ZLjG1T3fv",
-	"KI+vCPVeXObR3AJjuCFF9UscYxVbNzFEJUBjySI0Tz9eLMsBO7i5K8BQuJK00OKWe6c1S05DaUASQ8Ri",
-	"UC7RWTmQzF0+Vk2vmrIQvlkqGfxgTMxWVPMRuJbNjVuQmV2F5IZKvJ/XkapevUrv1w/WEjQ0RHOZtSf6",
-	"dQdVmBc8giKFX0Q5mQBRvpwlmeS+lJsTK8V0OuK20A0ZlkUyPZIelMU1hazW1jy0uGPoLI9yKYH7wtqv",
-	"bjNmcSmsMlqIc4ERkPKy6CYa18JKi5aQo5YC3ntiqTZXDH9gdfMONOIxrvUH5Zksnhksc9halHav3Wkb",
-	"eShfcWiNxgBjDEQSg9K2ztaZ8+d0mcFcPeJkYfUA1FfkcRJdd53Y/6sZfv+o4OsWtwr8K2t8vDw3i/wU",
-	"xVor9B54ud2BxuFOioD1LtsIXOa+uWSzf5zaHIYMlZ1mBbkGGzmCeQwVhonYqlRV725dGcGV17R5UOdU",
-	"zQ8x06q9JY/86ly4jSKxKELgRtypGcgmLQPyqzTSymagq+kafJ1pXNYmbcD+SlAtD/N99QBLZdvbEzE+",
-	"OpX/8KWpaAMJ2eqm2q0GVSVnZSWxJXMpUMJzfk0TFlvl3K+wOI93Evy3LU5VqVH3KPJvJ/JvgIoV4ayx",
-	"0qXrgTDkQJh5k1HMXupqDltQ6izTuqBCt1J6+xb4TM87g+OnPwWdlPHi90ql/7vP1cr5OLFqzfw/Phsp",
-	"zV5KTdO2dZyXyhejqe4gTOmVEYl4eFgrjzzo9Y6f/me33+13jwc/9X/6GQVBt2Er2wI0NbdjJYq0UsDe",
-	"uW+6aMhuuUsZTdF+uSRXOpV34ItcqcB5JKmgmtQY7BA+jafBSJQ6a5WSK3W7VUPh7rBelD8s3Cv1jSA5",
-	"r9bXd/4WUiBTILiryFVsZUBErl19cFeZm0wgorkCX48SHT65a1NMY0DCN68+jjjmuVU0zRLoZvE0DAg1",
-	"0zjKDNhevHxdLZevbWZvZEhsZnwvX3vn16IgvHUeMwK03xbHvMTihifCZk0uiJOEwzPc1rCWdtds+y3O",
-	"yD0ZcZ/4mUxylmA9oXqi5jnlcQKya2uchZ61suySTyRd8FZYw3zEKS8zSjsA8hxWQpUmx/2+T9PKOEkh",
-	"FXJxhvsXkgO7r7b0vce7QyP4Kxdqu8SGW2dcc6hLpQXqGfRJJhgWJ9dF9J6D3ym9bYDf0qDtQNjti3XX",
-	"rXt+U02b/bsrWFIxyq4O5myb6MfMZFX74mMmqpy0G6pqOi3H8UTw7vPdfwUAAP//",
+	"7L1rd9s40iD8V3D0PufEfoeW5djpp1v+sKtcOuPNpb1xMv2hlRUhsiRhTAIcALStyfq/70EB4EUidbEt",
+	"Z7rjT7YkEigAVYW617dOJNJMcOBadfrfOhmVNAUNEj/9Sm8GUSRyrj/SFMw3MahIskwzwTv9zucZkAm9",
+	"IdQ+9EwRTlPodoIOMz9nVM86QYfjux330Ag/Bh0J/8qZhLjT1zKHoKOiGaTUzPFfEiadfuf/OyxBO7S/",
+	"qsMFiG5vAwPkO5ifvW4Gb3B+Ri5h/kwRFrcAdgnzEYtXgjQRMqW60+/kOT6p55l5U2nJ+NRDcT4THD7m",
+	"6RhkMyyZeYBwfIIwTt50j346IWZsshf+7ej46PmLFy96R71euN8CKo4wsiPcZw+roBroP4HSNJeU6zdc",
+	"Mz1/+6VtPwF/f6aIeaQFSvvMaJqv2dVVQJYQISx1INvBk8Uzq0Esn9shmJ9AiVxG0Aoq/krEhOhiZwNC",
+	"LRXFBkN0bUkGmZ8pYlai2tdlp1y1IOB52un/0aGJBsmphnM6T4Hrz/MMVCfojCXQS/8homr2WtJrwxKC",
+	"Tsw449PfcB32s0JqNP+nwPO3UuSZ/3CmIfX/21dqP5u/XFzQBD4BVXa8jM5FriufJXwQMZswO33lYzFU",
+	"JlkE1U9c24fLjbsAecUisF9eAc/hFfinFE1AvaIapkIyfETZpwcSaOXjqxmVU/xd03Hi/rn5RDX+eyVY",
+	"XEKtWfY707OZSGLDH742MYwLLSSdwss8uoQV7HWMv6/mrPaZO+PwMiQGvs9A03awzgcfiAaargLL/H4/",
+	"bn8++FCAcWuAkqAywRXg7fSSxp/gXzkobT5Fgmvg+C/NsoRF1IB7+E9lYP624YRvpBTSTtVEsDgZQfJQ",
+	"SJv2PSIkoUTmCXQ7t0HnleCThEWPBpVjI3DDlFaEJhJoPEdIzjgSeLJ7SAac5BxuMog0xMSQDEgC5mkE",
+	"5KPQv4qcx7sH5KMgKo9mxbbg9A5NPrMURP4I5xI6VBlpO2PYd5zcIZCI5yRmMeFCEyoluwJyzfTMMXy7",
+	"e88UMQdJ3BCnRAGPCdOETinjuKzPQrw3TOmR0d9AzxQR5oiZVkRkIHG2Z4okLGW6T46fkw/spRFtDGGU",
+	"F1gk+IRNc/v4kLM0E1IH5L975eOcMD42uGIky4AcVX6ZE6FnILtkYIG4ngkF5JVd+cF74FM9I0wNOYJm",
+	"thLBMcBKmOQKYpJzs6mnxAhiCrjGfRe5JvXHBI+gNsAQ3yMZVbo75G7zP1A+d6ilHgGptBCjlPL5yJ2E",
+	"MmglBDHfkWsp+JTQODVIJC6BKzKRIiV6xhShcSxBqVMiQcs5oRMNkoSfzIeDgfkQEgWR4DGKFTOgsVMA",
+	"Ko8s3wMX9hWiBbmmTJMxTIQEouWcGVAsmq5i/SnjLDWiyFFxQZrLe4pCqdmAL5zmeiYk+zc8Auv4wJQy",
+	"kAu5vJtIb184vaIsMdf/Ixx3Xs7m+IdjqxHlhnFIoNGMUBJTTcdUwZ/wdFWeGQYA8QeIGf2MDz02K3um",
+	"iJuQGCgNFzC7axiE2fOCuRFNL0F1UTZyk6AQIoRWWtLsfPDBiZlfFMiKYELjmJkBaHIuzWjaSJn9CU0U",
+	"GHG1/OpbZ2qk2GaBC38yh5HlGgHLFSqRpySSQM2lez0DbthYLMAuAQUCc0YpvbHMsdN//uJFYE7Gfz5a",
+	"Ek0D1IfhJmMS1IjxkcOdZbDeswmY28krMJcwP63yU/ddFSAzKELkceOn3jJyeAGyaRucMI6rd0JxQHLO",
+	"/pWD15eM2Lmw6p9OFhedUW1Eo06/83/+oAf/7h388tX9HXUPvv7//9Vp2BcpElAtupz5ye+DPao9CVlC",
+	"I0Ms5pK0T/gzsrKa1fJRSVovCH8SCRgoUnpj9ar+TwWMVEo67wQduxHuZ0OPVmb2FPpHx0njFs/8ikr1",
+	"RIz/CZFGGRaR6nzw4e95SvndMbr9JLc7waPnP29zhP+z+QybdmPl6o32cb+Fb67ebAVbTWe7G4TOHreh",
+	"duisblXq3FKnDDpXIBUT3BwFosSE5onu9DtfuPsF4s4iu/59BkbmQ7ywei5RmkqtSPGOQRVv0qgP9Yab",
+	"2zNuVsC33+13MH/kra7txbelraElk2XKCMlL3P6nppUvrdJelv1vC2BHIm4h3r9//nxuzkHnKFMsc3Dw",
+	"I/qDYfyKJiz2sisyq4pwF3S40KMJ6oiBkQCsBm2eKoSEkbunRzidPcCKkmXgWJSQ7TSF0BYgiKgRf21g",
+	"8CkoRa06tRpdcGP8Isv3mhDoV3ozOD97B/Pl7WXx8uYaUlHFoWqB/1o5dHB+Zi6VK3EJAZFCUw37p7UL",
+	"3+wncG0EJrxl11it8aZvN+pbY+MYqASJ0OyFA3dgKBCFxIqS+11yMRPXHJUmo1klc7zxZlQZbYwoLaQl",
+	"0uUbFa9IiJuBMHPa9cZkPLeaDK6bCR7Yq9RIaddUbbDYhRPER8zy286spNgFmrDS1ojqml8gphoODCI2",
+	"LdMe9NrT2ISvNvg/lpblLvkKpKsX+UpCbNCGJmp5vRuyrsqW3QYdmrGRw611L1naWFyHn7UcavUSvKHy",
+	"wWU+M0Wpg2xGwwZ3w0hwDpH5ZsTi0IiGCpwGtjEiLP0gco2mkdGVYBGMMikmLIFRM37xPHGqqtXMlka7",
+	"hvFMiMvRhLJEXIEc5TJZXs2bNNNzS23mInYKEodGgvZDupE2oEGHrNUXWyBbtfwW7LC3t8Wxu93cjkM1",
+	"iP0D5E9O5Hf4ahi25VhelFU0NToz5YoiMpA9z8H2N2NaK5Zl59ydeLqG17TKTCWEJeXcD8otFdiVZLJ4",
+	"iu7XhZMsFVlvCKiYIrwFxlD0RgTdRmnli5ItSG69k59rHGumdab+R//wcAOye5hhm1XH6lQrD/83dwj/",
+	"MGdwbjf5EbFgC2Q9s/bmZeY+oTejNgY/oTcYU+AJ3UlMZI9y/M5IQHBl6OkZCe1A4f5GyDKRIt3WhY84",
+	"H4mNaNot9zf3wq3BhymMimu+vtZzOi0tG7GI8hS4bpb5tbhD5EH1kNx+uy3AAcuF1cBcfZK/CpluiWMR",
+	"TZJR7BwTIwWRchhnzVQ//3TS6wUrTZpBx+9Oi8f09a9EQgTsCupMY8w4lfP/DEy4/xFWTq7YjxKm1ef2",
+	"Wwl5ff/8vvULUkNfjf2SXM9EAl2SUWlk2H7lB6ZnJHTfe+0xJEYc6g65YcZ+SMPJ0Rxl8IDEUmSK7IX2",
+	"iTAgof19ZLFEiiwDQ81DXrE8+FkRUXFGc8g4QqOyWS77blyxGWOX8S6xbjFHweatmpHWXG9MkRgkbpnz",
+	"GQExxEaQ2JxNYSeEEJAxVfDTSZ0g5hp+aHIoY8gadbHRXYS3oOpLuavGUAs/u9/OLESyLQQHLsDask9N",
+	"IkabinZXpatVZ2mBaWUQ4GBFCGC3UxPMhsO//XFkNFSjpn47Co5ObtsU1AvQdsI7GieX8GKZZqvC77LK",
+	"A2hmxW/dygQ/JQabMDJmjI72iZCF3rgl4rWoQb9bUfQ8HycsarSw0WQqJNOztGqJhPj5ixdHvzQy5QzH",
+	"GrXaxY6fHxjuRN7YMYh93miCnpORPaUpj6mMCU2yGR2DDkhG4xji/Q243KIdpFhADbavKzfkQlPdZMkZ",
+	"Ux6jYbzE8irThoRdgWz7OQMeO8P9kjN3gbLdk9Uhg8rsTcCfDz58oGZATrmNl9wCgcVkkjDeZKmWOZDr",
+	"mdHu4ArkHKPW8IanXF2DVORF79hc7uhTHLlxwop0OxYiAcqX1uinbFnL/86Ftu7hbZ2/DZf4B6E0MRtp",
+	"HYuqcJGRlM7JjF7VPaqNDtVLmKtRBnLk15qrJv5UTmVeIBhgUPW4bjFjdaK2RVWHvsOybps3Hx2lFXrP",
+	"aDpCC7oNCcWosOKLGBKYopl06ScFUS6Znjc8u/QT8NhuaRNTqUcGrLS2FgEAK53yK2zPa69wF+zeNoWC",
+	"SEKD4HZnC7/3mW/r5q55ts3nIph0G6dq0DGnMtpQBMBnN5MDqrGtforqAIs+9qDMMqhs89KxtvATs6CH",
+	"cUXETFmXaLnCgsc9qKNilW+7avgtAFrrsKiOuAtT//ngwxfVJHbv0OVzyazdyfOqWZ5SXsacN7KTVu+A",
+	"9cfWAvwjza5qu/w12MIoj9AV4649oDLx4VXCYI1fKcJHzpo5kf3x4oF5UevGlQGqm7OqxcSPRY616DH2",
+	"y11YXLHXVRjWbG41hrZdxrD8v75zv3HrVc1AFgHSgb3mKScIuRHvMROFgSJ7YT2TIURzgQVqv7LHjWAi",
+	"slhMeFTr/8OcZhlmddTr9dac7vZniJtzxyDB3DKX7dazUyN6Od1rSMXdllUmDC0Li8BzgudotM0pcJBU",
+	"Q0BSnxlEGI+SPLZ0X9iqnvd6vZqxqkVQbYs/QN+d+ZlM2ZWLysDvalHsZM8FMpGjuoLHuP7pZL0IW93g",
+	"cg9W77LPf6tec72DX+jBZHDw69dvP98eVD+ebPPx6HmznaGc/AyD9j+BwuCt5Zih3BFe89k3q541h7Pn",
+	"PgtOhxrXamQ+Wmja5MH2AzpXzSovxqKYhyMGflWrT6X8bxfb8t6oZQVnXrsX7q4ebCGz3I+xrGYdLsmy",
+	"Hpoy0Ku39gJ0LY7wH0X84N1YzLKA5AMEg85FrjLg8SYikhumEeJ6BF+zLc0ZzqiPZxQ2vGoMieBTZHF7",
+	"ibgGGVEFJAFD4iogMZsaOYfymMzm2Qy42u8SDEIYchppRYR1OhrZqMzHtlMolJO65KX7ZAZBDT+lMfjI",
+	"fveSssHJEA+5hcgAFDoeFzqfxw1NM6NkFkGc9XDr483l8TZpvHbwdw5LWo6ovIsw/0ABrxu8XmJ4m4xR",
+	"RkZVBl8rmtege89Uw446TNlYZKof0Dr514++FrjmlNOBpxWzC2Tv2ODkT8eklUwCEotFYlmJo8ercNSo",
+	"jP6rVcjabIN+TExdiBfe3PqzcFyFsaJEt+rQm+LbO5g/RHDhd94bNAWu0US7a035DVtaWIHuuLfNhGwY",
+	"+7ZUjDGYa0gYx10B0D8Wovub6PdZEbbP+PSUhO7+DZFSw+IODot7i0rYJtB/9T0edL5k8X0TO6oWtAZ3",
+	"g/u5NGefEhzGOclUJYO30cuwsLu3pR36whyZo5s4ZfyzuATeImKUiYtkLxycn118Hrx6Nxq8/nD2cfT5",
+	"t3dvPtpYJMQChACjvEuIZlpnnaBzc0AzpjSNLg8KQ641eW8+T1BJoxPymTpF+z56YaxTpsiw67q8QMYn",
+	"wucBUptG70vIOGg6QQdD3RBO1T88nDI9y8fdSKSH/pnin05jCmAJEIZtiQlaQNwrLtOybw7LUqM/T26U",
+	"+8B5LAoxSrtMjCF3DsHB+Rm+wesx+eRMk8QIV7wmrtkkaJv0rAVJhMjGBorxnDj5KhhyM5kjR0Xqkfh9",
+	"8tJG6Q/zXu84qpwKfgEh2TPQNx8QuaKSGdQ8HXJKJOWxSN2RMlUo2zEu1hbXKFMNmSI5V6D3uyQs9s5O",
+	"3+12Q/M702rII5GmlMcHCeNAJjSC7pAP+TnVM0vhaCv3Uf62Zo+ewdwOZfZL9kl4mNH00AwbkPBwQm+K",
+	"/5XlP/bzkIeHpR0Gv+sSzG9RzutHwm9DzOAYdgIytEkc9l+XxzHs3IYI4O8zUUFWGs0q2aAYMxMlVGK2",
+	"OG4GJ+EiwbidN/8TLBuCifN8yPE8SjIObSUJ2O8TjLFeoAxEGouCgtvhAvd62CWfDeIpyuOxuDlAdMVs",
+	"+Zi473w+OI0iyHS5zf5nxP9KuLJBRzwWLvSQ11LKzahuF096Rwgr7pShqAJnohlEmLPh9AqCLnNDYT7x",
+	"1igmroqABBr3y1+K0CSkJsmmM+0G9i5bM+/1jGqw5QdcWD15KWKjFxuwMWcfYtSRyy3cOzk6DogCsJtf",
+	"VBLZX6hWUDfurK1QQPYoeYE/Dvn5618NFthAgP2W2gVYCMrscJorTTguw5AEoYSDvhbysl8S05AjJwpd",
+	"YQJzACQ8OMAzOaBxLEMiJpOSY+Q8AaUqjySJuD6QkAoNSI5TdgUcj+wlKBZj0IaqZDkry64RQJzaYt25",
+	"FCnoGeSKpKAli9A6Y7HUoA/VQx6+ffOZHLqfDeLDDab8CoVXK7FS2qnNVOKVk0E7D1NEZRAFJGGXQMLD",
+	"GdBEz/6NUXYDpEAMK0FoUhrNDCdhWkEyMSdQbEAGIPcJB4gV4cKiDpZUMs9ENKmsZMhzldMkmZMZtSkN",
+	"p+U5+RnxkLDyRpmI5VKibF0APE+/JzORxIbboRptaCWhGnhkEHOMGxVUlo0UiqaEwKGBvV4wod/q2QmL",
+	"gCuo3ICDjEYzOHje7S3dgdfX112KP3eFnB66d9Xh+7NXbz5evMF3jIDBdFK9S8vsslKn7PQ7z7tH9nmR",
+	"AacZ6/Q7x91e99hGKc1QFEAu7M0GKIgK1SAlv3I3KPULdIY9HzKNEdNK5SgcKTJhUmlft83ur0twRPud",
+	"rcVhiRfNGqfV2giXAJmZCd1BYkKYtjtZbPtZXEBUyVkqkglfinj+YDUI2lI1buuiNSZqL9Q2et47ekgw",
+	"GjK9WkojFNYpLDaj8AwMGpz0em3zFIAfVioy4StH61+plfjAl35e/9JCPR987Zf1rxWFmcwLR8frXygK",
+	"7OALLzZZTUNJC/Py8182mq1WUeY26LzYZNeLKk/4wvFGe16kxKKGkacplfOCMAitVnW0YdRLlIn1z6bK",
+	"xe0bbWtZW/jDaQtfzSw1bnH4rRrxeYt+rSYN+xPoXHJVT81xeGlve8s6FWrihWJVJ/e3oBdovUZpvR1Q",
+	"2hryemSSOln/UlGh60+ErW9B11F1O5wMatVO/2iGo3xkKaT66xqkPnS5q0uFVe8wVdByt57Ze9PIjtee",
+	"MlHirBBMl/yOiRA+lzG0Mp4tMumuVp9nbV1kRp1YzFukRe71fp8AQyFpLPSMzGiWASdCEm6/DojXVQ1i",
+	"oLjE+NSOKxI7ZUWJ8CkHnAjedN2Ttbf9kG963dts413f9rV80+9w2fuc6kYOZBDl8S/1bTnQHaWAp0u9",
+	"gU0ijzD0aYtGOJa5i2u84HiH36y5+9ZyrAQ0NN3tyxxiJXNYIuxPyLXqhF2jq5OmWZHTPd3AD4FadjPv",
+	"g1H3vYSDTd6w9cE3ubALtrvLS7tUiFF2qeTWUFXVjJ8pEp7/dvGZHF49N3CPqvCFWPcl8AYza9UqHf+F",
+	"/nymbZqyHbm1LgU+9+XTe2VNHhlVyt7YJSwxKM24BTQTCYtssWqsCtEn1LxtLeER5U4sH4MtUwgxWmkY",
+	"vzxAM8yQC0miROTxQQqaxlRTX6TSXPuUz4nKIEkYnwa2um5h4RGSZJJdGUbmU/OdNHBN1RDz8rWRMrQg",
+	"aP3aN0u3HAVictLrkXChFlEYGFnIM6AJg8Rau69n89XSRKUwyK5FiuVKCt9Brqist029KR95EjB+UKtB",
+	"hZ05c/mdtLN1vNpmGqrDb9VM0tv7c+2NLpRaZqvh83kDm39bRI26rEhfzqtiYqt4hQUnYT0XMyR79STK",
+	"/pALjqZqjP1yw9ox0A2FPsxanRJrvEYximmnmGHutXdiIIcH1SWvKPLbwkFNUrEMP+XWPN6eEHpq9DGf",
+	"BjopXygW7d04vzQx1ws01XysNrjYAVNdypjdiJk+qJ2oSItuVtLw178mC32y1D6I7cuQMK3nkyN9ekoL",
+	"2vnCwzLi5mpLu5SfB0sXjXX4UU48MASBKYo7aeH4ILK6dpGusaLAjmW7VYWSHl/Ia9yBFi7ldvdJ0vvh",
+	"JL02QrsbZ3GSyAips92PfMHSPHGKsy3Ig156I7OEWoQBuZ6xaGb11zHGUyzLR4uco2tjV1xJIV9KPbQy",
+	"Ema87WEVL6zh1S2+7mINYojDfasp0uRSDXmYmjPtZlJEgK0EQnJgI7D8iGBkutCVfwnLSkVGqbVFg6xt",
+	"PsFYZNTth3ypgtE+6sRGbSe+RpGrddRUp6g6oX16/3TIy/pkZCoKybTcmGeKuFJvRq+3dvkiE8do1OT8",
+	"9a+o/7u6F4wP+f+6+O0jSqvO2OBfCHF1NgQozRPN8ONEyPSU0HJYNB64+vs4/pCX4mKvSVw84/+ESFdq",
+	"uO2MVy/UajK4W6zk0KzkIKaa3mVIrFb2+Ize71gLb6+GODlkf+LzP47LAOlqIdTtbszdF4ysl9ZpdPYb",
+	"vFuurOO5pMTYcTaZk9AVujm4YFNOdS7hwL3m+OCeuAI55MVz5ryVpmlG/kaGnf877JC/EUmvMQgx3D8l",
+	"NiVbHdqijuE5lQoWqwuFGKqoWlyMNsRgqSLRbnXIpelaaLl0992FEP9EwQDegWSYlsM7GySi2JS7goD3",
+	"w2Llays1IvAbe6FeU6aZTZwbAymqIJE9m6ZsLc1CARmDvgbg2LiHgdoPyofRiT7kRdkk19bHhlzaRj8u",
+	"GtJf0xSp1BaYRUv+Wjy1haIeBUftVC34afXKvz6KvrIF05y86c8NJWnDd5w4Njb4q+8gSmc0PUzrVbRa",
+	"YqrMzeQCewcfSOUdoq6ZjmaNIVQLNbp2iDYLM7VgjQf1r441nyFJyHWlDYo5s8H5GaYSuDpkJa5kNN3A",
+	"5dpkrv4dC6WFvgoaegxlXi2dZiZdXz6N7NnY7WDIVQYR8qVYRIoozYp3961GYc+wrNviU/TNbL6vGWbh",
+	"zEQSK0IjKZSyDQWlVi0G5AZEfXiVoAlHH8+AvA2FEC6u/xQhvE+SeBP100uoUb0jM6Nmj6Xz14xtTtwW",
+	"PMDfFxpoWjO5NBlGfQWy3VBSY7OtR9aH/QpbCMk2JHuKgv/R/Nm+y/U9aOvwW1EqsBrl3iRdFTS2u0vj",
+	"PwzJ/9Jx6XdDnm3j4coii18xMyuaNfnLfNK6LbDqxbeForhoOjkxIp1/fGQeD5e1gVoa/Y6uhcZU/ccX",
+	"s9ZRDKGK5Ajqk330x7khXlsCsW4Y/O/BL4vDfxVFpNdmRpm3nili3zhFb78ruo7BjOhSsWnRbZq9q1i9",
+	"W1pyk7RQk4X+6QZ6+BuoQI3HvIryZssTZiBtgrQSfPwZ1Q53ycBeVlY8Mz8M+bXIk5jATQQQE2pHqwSZ",
+	"HZMQvxrZJyAOT7F6gOvATGgigdpKBJeQ6XaLQoVAdmJMqNLGo15wmxAl4eKaMIznjJ7CPX6ca87R6/1Z",
+	"Sfstt9Qn4D48Z2W2xZ6QREKuQO2XbdqDWn2fWq8DassRpIBBJJUiBYLDkC/VJ7DFvLbKW1xTpeClEFpp",
+	"SbN6A4Ed8aCW2b6fQaalZ0KbrbN2dN+teMFTDO2f0c5TQx5Ug6nt6cM4oZZR2K+Rb7Ar4MS3dXgQJrh7",
+	"5odxwZpdAcEWA3ale/i/Qu+45VpS5FO7ypiq2VhQGQdECVtm3yZwu7ppVb6Z7nfJ3+1QM0y9mgEJfUuU",
+	"0Fa/YqlhBUx7TujM2c/UkIeDOH5r9vgDstqQZLn1TqYGKNv0pj0R63zwAefeIWtcnuj7cUVc5orUbrPl",
+	"Tzzvieet5XkVPoBc7u7mi0q5PRdItUEtKG69yfg8mZqXIa6y17KVgvMUt4pXQ36vKlCLXUt2xENWN8Z4",
+	"ZD6yqlNLW4yOPSkvWdnjeFIFf8DI/wrdusy/klhdGTnPQMoftuQjCz1c1qXRVwDwfW5rVRyx8t6CAPf2",
+	"y9lrm1purk3XmHI1g3gk1vDdmUJlxS3coNzwJ7f4jyc6yCpFPCStH34rP4ymuasfs9b9USF/6ip1lgnI",
+	"Sa1vipjYQr7V3ilL/pAaxW+nki32R/m6Q+Ptn4Jg/9IOlgriFUUSEdXmLqZ55/RxGC12g2uO7ZTM3pT1",
+	"e9FnXvWxlMpiZ7jm633I98IUeK7CgIRFw6owIN1u95QsNYyzgZuVtnHL/eaGvCBPNaMZxD5/rD4xkSXJ",
+	"p13yBoMX3G5Xqk5j7QKliyrPlRGeKVtmm9rSCy6UfgISeASuHjNNUchx4y60oMKyNWYt3m3kug2SQZnE",
+	"Zs1HfE4yKcYJpLa6nlk6Fk4XCZC9k14vcPXi7UNFbypXgtymFUYzyqeA+XAzxqddUnSycjYqFzSLogyV",
+	"MOSuxF9stSGsvKCI0nTekMCnSSqU9sWv946PgxcvToKT4+dYr1vt9wkd8sTccG7N3ql2dNwIXVN6nm8V",
+	"1ti68EF4607FsRq4j+yaa2m41sDff59RTa6pIteSaQ1PlXd+oDy91BbrrzC6Z6rO5Hd/BcWQinYt7a3r",
+	"IGH1NJowpVkUEOY2ITFXJVfYFEMvdlbEeyZwJuDAtoAMhtz3fSx+0PQG8M84MX+73e7+orpXCoRp0U2y",
+	"0kFyyH0LSVu91Nb9x2w/snkvyOaMK7v+eo/M/3zmV+3k+cT6nljffyzrK1vUGEb02Mzvm5eWbw+/WaGx",
+	"VFzbCp8ahlIKrlyQRPApCt5GwC0btNSlVwyRsnzJ2rRt/ofyCSBN5VFTcVVhPCg+blol1bz6VCX1gcJo",
+	"zGZW1Aosx/bgl/Z9r5Rgizc+Oazf7i2LgO4CexAyO6QymrEr2N55/p1X3+awfyzeMLD7difm4N594g4P",
+	"wh3cbtatDjuR6H2jtEqr17YyBnLuO64Whq2ycWNgkJDTFJxsbIetNJEqK3ifDHnIhR5NzKmEtnGcbfZk",
+	"PbUy54jlfozB+VmTEP2eqXor6J2Gqi93y20QPaubVG7IE3ovorfZP6suuSMeFwfosdj9ssH91lIO0KFq",
+	"pYKXbyNXIm3RG638CnPcix6k2J3RNeEeci1I6OochmWL/6IP9n7fx0RRXam67Zpqz7FWDBHSGclsF8SE",
+	"TSCaR8mC0nhKahVS1bOyt02lbPUxCQdRBEq9Bs4MtK0BDfXGzLuMiKrN9J28lgttqJu9HxY/nsKinrTJ",
+	"9aGgNS61PZNquGcPv9l/NmuG4Zv3OJ7me5Z+FBd5NLNoHq5pi/Ea51jmA+vkupJUsFUkxkQ8SXgPkC2I",
+	"57GEXEUwVcvFcJcbsrWuWkP/bRJDxGJQrm5mCYXMXUlyTS+byuW+Bb0GuXpP/P3P7dm+Lxvc1hZRO+ZK",
+	"e7U2Vnp4Ves2f//JWjIWB+iZta5rvylBlYYEj6CoMBtRTsZAlO9BT8a5b/HrtHcxmQy5bVNIBmVne88R",
+	"9sqO+EJWG+LvW1o09wCPcimBa9dv/81NxixthlURE2k4MEplXnbKRz9uWHmjJd+xtkGVvv67ESbbJ/xO",
+	"/octeM5T+v+PKC1aIjUk6kid0KYL9n7So+8cucJEgzlKIolBaduc9dQFZruql9gUFfVUNLxQ31nRacnd",
+	"VXaWd2b63RPZO5ivtrAsrfHJxrLexkLRVGANCXveFuJQY//hLC+rEzMQ88w1d8Gm/zixxXsZmrLN8nIN",
+	"NvMMC/gqTDOzrUerORy6MoPr9m6rg8+omu1j/XF7OR/4pbtcPkViUSTnDrmz65B1Zh2UyWmkla2uWjPu",
+	"OBnELmud+WV3fUYXp/m+hpd3MN8ge8R2dXxKHfmB+4/SBuZ0/wtyu0ajlTLQlVrRzJW+Cs9sX0BrZ30H",
+	"87N4K0vLph1IKy2OKzaWp/tshcHkPiizpIo2dmV3wxOGUhEzv2QUq4VzoyD2OxbPOossNqiwy5TevAc+",
+	"1bNO/+j5z0EnZbz4HHS0Idt+R2lpRMPbW0RmBVEumZ4jYAjxZ3EJvNP/46vRSe1d2AQ2ttEkftUEXyXo",
+	"/90LU3ppFEAemqs+l0mn35lpnfUPD4+e/3e31+11j/o/937+BdVet5tL2wI0NZdyJTNeIQtHmcLFRbsk",
+	"7m65SxlN0Sm+oEU710bg25KqwAXkqaDaYQDsFL4ytiFX1LEn1a6o3SEf8peg0HSlZ6CqnseAhMWe4OaF",
+	"RdyyvhYkRwoyl1VURgxJgbKI4K6HarGVARG5NvM4l2UGERlDRHMFvte5bS7q3inA6JPw7ZvPQ46l4xVN",
+	"swS6WTwJA0INGAeZwenz179WYpeotm02UA6ybWq8NcFHlRsZDiUkGzsJmuz5bXEyUyyueSJsl4KCc0nY",
+	"P8VtDWuV7M223yBE7psh940WyDhnCTYkrDdGmFEeJyC7titt6CU6K6X5xg2FSEcSdglDTnnZwcEhkBfs",
+	"Eqo0Oer1fOVzxkkKqZDzU9y/kOzZfdWGJIinu/0hT7B2k55BuqAa2Ch3c6gLfX7q7WxIJpiZkOoiNdjh",
+	"74TeNOBvGSXhUNjti42Dr6dUUE2bEycqVFJx2y9P5hzcmCDAZNXW5JObqtK9m6rqPy/n8Rzy9uvt/wsA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -240,6 +240,21 @@ func (e FaxStatus) Valid() bool {
 	}
 }
 
+// Defines values for TooManyRequestsErrorsErrorsCode.
+const (
+	TooManyRequestsErrorsErrorsCodeTooManyRequests TooManyRequestsErrorsErrorsCode = "too_many_requests"
+)
+
+// Valid indicates whether the value is a known member of the TooManyRequestsErrorsErrorsCode enum.
+func (e TooManyRequestsErrorsErrorsCode) Valid() bool {
+	switch e {
+	case TooManyRequestsErrorsErrorsCodeTooManyRequests:
+		return true
+	default:
+		return false
+	}
+}
+
 // CreateFaxApplicationRequest defines model for CreateFaxApplicationRequest.
 type CreateFaxApplicationRequest struct {
 	ApplicationName string `json:"application_name"`
@@ -415,6 +430,22 @@ type SendFaxRequest struct {
 	WebhookUrl *string `json:"webhook_url,omitempty"`
 }
 
+// TooManyRequestsErrors The body of a 429 (the shape of Errors).
+type TooManyRequestsErrors struct {
+	Errors []struct {
+		Code TooManyRequestsErrorsErrorsCode `json:"code"`
+
+		// Detail What went wrong in this request.
+		Detail string `json:"detail"`
+
+		// Title A short summary of the code.
+		Title string `json:"title"`
+	} `json:"errors"`
+}
+
+// TooManyRequestsErrorsErrorsCode defines model for TooManyRequestsErrors.Errors.Code.
+type TooManyRequestsErrorsErrorsCode string
+
 // UpdateFaxApplicationRequest defines model for UpdateFaxApplicationRequest.
 type UpdateFaxApplicationRequest struct {
 	ApplicationName *string `json:"application_name,omitempty"`
@@ -439,6 +470,9 @@ type PageNumber = int
 // PageSize defines model for PageSize.
 type PageSize = int
 
+// BadRequest defines model for BadRequest.
+type BadRequest = Errors
+
 // Forbidden defines model for Forbidden.
 type Forbidden = Errors
 
@@ -453,6 +487,9 @@ type RequestTimeout = Errors
 
 // TooLarge defines model for TooLarge.
 type TooLarge = Errors
+
+// TooManyRequests The body of a 429 (the shape of Errors).
+type TooManyRequests = TooManyRequestsErrors
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Errors
@@ -1792,6 +1829,11 @@ type ClientWithResponsesInterface interface {
 	GetMediaWithResponse(ctx context.Context, mediaId openapi_types.UUID, params *GetMediaParams, reqEditors ...RequestEditorFn) (*GetMediaResponse, error)
 }
 
+// ListFaxApplicationsResponse429Headers the declared response headers of an HTTP 429 response for ListFaxApplications
+type ListFaxApplicationsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListFaxApplicationsResponse503Headers the declared response headers of an HTTP 503 response for ListFaxApplications
 type ListFaxApplicationsResponse503Headers struct {
 	RetryAfter int
@@ -1806,10 +1848,14 @@ type ListFaxApplicationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFaxApplicationsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListFaxApplicationsResponse503Headers
 }
@@ -1827,6 +1873,11 @@ func (r ListFaxApplicationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxApplicationsResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFaxApplicationsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1868,6 +1919,11 @@ func (r ListFaxApplicationsResponse) ContentType() string {
 	return ""
 }
 
+// CreateFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for CreateFaxApplication
+type CreateFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // CreateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for CreateFaxApplication
 type CreateFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -1878,6 +1934,8 @@ type CreateFaxApplicationResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *FaxApplicationResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON408 the response for an HTTP 408 `application/json` response
@@ -1888,10 +1946,14 @@ type CreateFaxApplicationResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateFaxApplicationResponse503Headers
 }
@@ -1899,6 +1961,11 @@ type CreateFaxApplicationResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON201() *FaxApplicationResponse {
 	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -1924,6 +1991,11 @@ func (r CreateFaxApplicationResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -1965,6 +2037,11 @@ func (r CreateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for DeleteFaxApplication
+type DeleteFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for DeleteFaxApplication
 type DeleteFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -1979,10 +2056,14 @@ type DeleteFaxApplicationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteFaxApplicationResponse503Headers
 }
@@ -2000,6 +2081,11 @@ func (r DeleteFaxApplicationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2041,6 +2127,11 @@ func (r DeleteFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for GetFaxApplication
+type GetFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for GetFaxApplication
 type GetFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -2057,10 +2148,14 @@ type GetFaxApplicationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetFaxApplicationResponse503Headers
 }
@@ -2083,6 +2178,11 @@ func (r GetFaxApplicationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2124,6 +2224,11 @@ func (r GetFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// UpdateFaxApplicationResponse429Headers the declared response headers of an HTTP 429 response for UpdateFaxApplication
+type UpdateFaxApplicationResponse429Headers struct {
+	RetryAfter int
+}
+
 // UpdateFaxApplicationResponse503Headers the declared response headers of an HTTP 503 response for UpdateFaxApplication
 type UpdateFaxApplicationResponse503Headers struct {
 	RetryAfter int
@@ -2134,6 +2239,8 @@ type UpdateFaxApplicationResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *FaxApplicationResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -2146,10 +2253,14 @@ type UpdateFaxApplicationResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateFaxApplicationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateFaxApplicationResponse503Headers
 }
@@ -2157,6 +2268,11 @@ type UpdateFaxApplicationResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON200() *FaxApplicationResponse {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2187,6 +2303,11 @@ func (r UpdateFaxApplicationResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateFaxApplicationResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateFaxApplicationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2228,6 +2349,11 @@ func (r UpdateFaxApplicationResponse) ContentType() string {
 	return ""
 }
 
+// ListFaxesResponse429Headers the declared response headers of an HTTP 429 response for ListFaxes
+type ListFaxesResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListFaxesResponse503Headers the declared response headers of an HTTP 503 response for ListFaxes
 type ListFaxesResponse503Headers struct {
 	RetryAfter int
@@ -2242,10 +2368,14 @@ type ListFaxesResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFaxesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListFaxesResponse503Headers
 }
@@ -2263,6 +2393,11 @@ func (r ListFaxesResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFaxesResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFaxesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2304,6 +2439,11 @@ func (r ListFaxesResponse) ContentType() string {
 	return ""
 }
 
+// SendFaxResponse429Headers the declared response headers of an HTTP 429 response for SendFax
+type SendFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // SendFaxResponse503Headers the declared response headers of an HTTP 503 response for SendFax
 type SendFaxResponse503Headers struct {
 	RetryAfter int
@@ -2314,6 +2454,8 @@ type SendFaxResponse struct {
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *FaxResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -2328,10 +2470,14 @@ type SendFaxResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SendFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SendFaxResponse503Headers
 }
@@ -2339,6 +2485,11 @@ type SendFaxResponse struct {
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
 func (r SendFaxResponse) GetJSON202() *FaxResponse {
 	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SendFaxResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2374,6 +2525,11 @@ func (r SendFaxResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r SendFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SendFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2415,6 +2571,11 @@ func (r SendFaxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteFaxResponse429Headers the declared response headers of an HTTP 429 response for DeleteFax
+type DeleteFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteFaxResponse503Headers the declared response headers of an HTTP 503 response for DeleteFax
 type DeleteFaxResponse503Headers struct {
 	RetryAfter int
@@ -2429,10 +2590,14 @@ type DeleteFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteFaxResponse503Headers
 }
@@ -2450,6 +2615,11 @@ func (r DeleteFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2491,6 +2661,11 @@ func (r DeleteFaxResponse) ContentType() string {
 	return ""
 }
 
+// GetFaxResponse429Headers the declared response headers of an HTTP 429 response for GetFax
+type GetFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetFaxResponse503Headers the declared response headers of an HTTP 503 response for GetFax
 type GetFaxResponse503Headers struct {
 	RetryAfter int
@@ -2507,10 +2682,14 @@ type GetFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetFaxResponse503Headers
 }
@@ -2533,6 +2712,11 @@ func (r GetFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2574,6 +2758,11 @@ func (r GetFaxResponse) ContentType() string {
 	return ""
 }
 
+// CancelFaxResponse429Headers the declared response headers of an HTTP 429 response for CancelFax
+type CancelFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // CancelFaxResponse503Headers the declared response headers of an HTTP 503 response for CancelFax
 type CancelFaxResponse503Headers struct {
 	RetryAfter int
@@ -2590,10 +2779,14 @@ type CancelFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CancelFaxResponse503Headers
 }
@@ -2616,6 +2809,11 @@ func (r CancelFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CancelFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2657,6 +2855,11 @@ func (r CancelFaxResponse) ContentType() string {
 	return ""
 }
 
+// RefreshFaxResponse429Headers the declared response headers of an HTTP 429 response for RefreshFax
+type RefreshFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // RefreshFaxResponse503Headers the declared response headers of an HTTP 503 response for RefreshFax
 type RefreshFaxResponse503Headers struct {
 	RetryAfter int
@@ -2673,10 +2876,14 @@ type RefreshFaxResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RefreshFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RefreshFaxResponse503Headers
 }
@@ -2699,6 +2906,11 @@ func (r RefreshFaxResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RefreshFaxResponse) GetJSON422() *Unprocessable {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RefreshFaxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3090,6 +3302,13 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3107,6 +3326,16 @@ func ParseListFaxApplicationsResponse(rsp *http.Response) (*ListFaxApplicationsR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListFaxApplicationsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListFaxApplicationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3143,6 +3372,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3178,6 +3414,13 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3195,6 +3438,16 @@ func ParseCreateFaxApplicationResponse(rsp *http.Response) (*CreateFaxApplicatio
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3248,6 +3501,13 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3265,6 +3525,16 @@ func ParseDeleteFaxApplicationResponse(rsp *http.Response) (*DeleteFaxApplicatio
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3322,6 +3592,13 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3339,6 +3616,16 @@ func ParseGetFaxApplicationResponse(rsp *http.Response) (*GetFaxApplicationRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3374,6 +3661,13 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -3417,6 +3711,13 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3434,6 +3735,16 @@ func ParseUpdateFaxApplicationResponse(rsp *http.Response) (*UpdateFaxApplicatio
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateFaxApplicationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateFaxApplicationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3484,6 +3795,13 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3501,6 +3819,16 @@ func ParseListFaxesResponse(rsp *http.Response) (*ListFaxesResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListFaxesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListFaxesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3536,6 +3864,13 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 			return nil, err
 		}
 		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
@@ -3586,6 +3921,13 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3603,6 +3945,16 @@ func ParseSendFaxResponse(rsp *http.Response) (*SendFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers SendFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SendFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3656,6 +4008,13 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3673,6 +4032,16 @@ func ParseDeleteFaxResponse(rsp *http.Response) (*DeleteFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3730,6 +4099,13 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3747,6 +4123,16 @@ func ParseGetFaxResponse(rsp *http.Response) (*GetFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3804,6 +4190,13 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3821,6 +4214,16 @@ func ParseCancelFaxResponse(rsp *http.Response) (*CancelFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CancelFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -3878,6 +4281,13 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3895,6 +4305,16 @@ func ParseRefreshFaxResponse(rsp *http.Response) (*RefreshFaxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers RefreshFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RefreshFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

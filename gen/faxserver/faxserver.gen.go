@@ -377,6 +377,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type BadRequestJSONResponse Errors
+
 type ForbiddenJSONResponse Errors
 
 type InternalJSONResponse Errors
@@ -386,6 +388,15 @@ type NotFoundJSONResponse Errors
 type RequestTimeoutJSONResponse Errors
 
 type TooLargeJSONResponse Errors
+
+type TooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type TooManyRequestsJSONResponse struct {
+	Body TooManyRequestsErrors
+
+	Headers TooManyRequestsResponseHeaders
+}
 
 type UnauthorizedJSONResponse Errors
 
@@ -452,6 +463,21 @@ func (response ListFaxApplications422JSONResponse) VisitListFaxApplicationsRespo
 	return err
 }
 
+type ListFaxApplications429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFaxApplications429JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxApplications500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListFaxApplications500JSONResponse) VisitListFaxApplicationsResponse(w http.ResponseWriter) error {
@@ -499,6 +525,20 @@ func (response CreateFaxApplication201JSONResponse) VisitCreateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFaxApplication400JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -571,6 +611,21 @@ func (response CreateFaxApplication422JSONResponse) VisitCreateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFaxApplication429JSONResponse) VisitCreateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -658,6 +713,21 @@ func (response DeleteFaxApplication422JSONResponse) VisitDeleteFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFaxApplication429JSONResponse) VisitDeleteFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -755,6 +825,21 @@ func (response GetFaxApplication422JSONResponse) VisitGetFaxApplicationResponse(
 	return err
 }
 
+type GetFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFaxApplication429JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetFaxApplication500JSONResponse) VisitGetFaxApplicationResponse(w http.ResponseWriter) error {
@@ -803,6 +888,20 @@ func (response UpdateFaxApplication200JSONResponse) VisitUpdateFaxApplicationRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFaxApplication400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateFaxApplication400JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -893,6 +992,21 @@ func (response UpdateFaxApplication422JSONResponse) VisitUpdateFaxApplicationRes
 	return err
 }
 
+type UpdateFaxApplication429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateFaxApplication429JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateFaxApplication500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdateFaxApplication500JSONResponse) VisitUpdateFaxApplicationResponse(w http.ResponseWriter) error {
@@ -972,6 +1086,21 @@ func (response ListFaxes422JSONResponse) VisitListFaxesResponse(w http.ResponseW
 	return err
 }
 
+type ListFaxes429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFaxes429JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFaxes500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListFaxes500JSONResponse) VisitListFaxesResponse(w http.ResponseWriter) error {
@@ -1020,6 +1149,20 @@ func (response SendFax202JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendFax400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SendFax400JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1124,6 +1267,21 @@ func (response SendFax422JSONResponse) VisitSendFaxResponse(w http.ResponseWrite
 	return err
 }
 
+type SendFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SendFax429JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SendFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response SendFax500JSONResponse) VisitSendFaxResponse(w http.ResponseWriter) error {
@@ -1207,6 +1365,21 @@ func (response DeleteFax422JSONResponse) VisitDeleteFaxResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFax429JSONResponse) VisitDeleteFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1304,6 +1477,21 @@ func (response GetFax422JSONResponse) VisitGetFaxResponse(w http.ResponseWriter)
 	return err
 }
 
+type GetFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFax429JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetFax500JSONResponse) VisitGetFaxResponse(w http.ResponseWriter) error {
@@ -1397,6 +1585,21 @@ func (response CancelFax422JSONResponse) VisitCancelFaxResponse(w http.ResponseW
 	return err
 }
 
+type CancelFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CancelFax429JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CancelFax500JSONResponse struct{ InternalJSONResponse }
 
 func (response CancelFax500JSONResponse) VisitCancelFaxResponse(w http.ResponseWriter) error {
@@ -1486,6 +1689,21 @@ func (response RefreshFax422JSONResponse) VisitRefreshFaxResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshFax429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RefreshFax429JSONResponse) VisitRefreshFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2056,112 +2274,119 @@ func (sh *strictHandler) GetMedia(ctx echo.Context, mediaId openapi_types.UUID, 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7D0Nc9u4sX9lh+3M2T5KluQ4TeR50/Hl4+o2yblxbjrvWa4IkZCEmgJ4AGhZl/i/v9kF+CVRtpJL0ut7",
-	"uZmMRRJcLBb7vQve+yBWi0xJLq0Jhu+DjGm24JZrunrJbs+e44+Em1iLzAolg2Hwbs5hym5BJN0gDATe",
-	"ypidB2Eg2YIHw0AkQRho/ksuNE+CodU5DwMTz/mCIbSp0gtmg2GQ5zTSrjJ8y1gt5Cy4uwuDczbjb/LF",
-	"hOv22TM24yFMtVpAv8Thl5zrVYUEjrmUBOQqqE+f8CnLUxsM+2GwYLdikS+CYb9H/4XBQkh/p0RMSMtn",
-	"XJeYXYhf+SZeZ5YvDGRcE3b3YmXEr3wLToNeDanB8UMI3SGdTaak4W7HlJ6IJOESL2IlLZcWf7IsS0XM",
-	"ENXDfxlFj6vZ/6j5NBgGfzismOHQPTWHL7RW2ripmgs+hRuWigRwo7mxYOccYpamXIMwIJUFltu50uJX",
-	"nsBUadhTGpgEfpshXwBepZbjzwVPBINUyOv9bnAXBmfSci1Z+jVWISGX/DbjseUJGK5vuAaOwwmTN8q+",
-	"VLlMvgImbxSYPJ6D5kblOuYgZI2m3xlgcaxyaQmvt47o78SCq9x+Bewiv81j66aMhoRcsfkTlawgEYnb",
-	"d63FDYelsHO/BkfX7wxozhLwIE7AcJmAsMBmTEha1zulXjE9419hRe/W0RcGrFKQ4vyEzM+y4uCvhNDp",
-	"+Rlcc8JlIYwRchbCgqWoMp3I5PJaqqUs8LthImWT9GvQK8JNFDEf59W0ngu82MRM4vZrzuI5CGsgYZZN",
-	"mOEnoLnVK2BTyzVEb/Gic4oXERgeK5kYVJhzzhJvempDNlXthXsFrIIlExYmfKo0B6tXQs4KZrrPAt2v",
-	"U4mymVYxN+Yr0fZMOl1a2d8TiJwaiABNhwEi6oQlMBU8JVYoB3tmMHmWKW158hrV6Tta11dhWpSe7ww8",
-	"czN1cObSBMQxz6xjXeuHFnwy4ZDwWCU86ZJt9ZMhLs80Z5a/ZLenFcpe5dFCkkTgLZaea5VxbQWavylL",
-	"DQ+DrHarseaxs8Hv0cC+4nJm52hij8nEFtf9DXckDFRuJ2gDxjcK2T/TaipSPhbJJmeeSihGA40GPxrU",
-	"lNbvdTjsxbTCBOxcq3w2dw+ThZCoAvZPgC8yuwKlR5JNDJeWLKhUkndHMgjrS3j8qAXnJZ/MlboeT5lI",
-	"1Q3X41ynm+i+8JPA+hzNGQa9R09C9PHQKgfD4J9//PDPy/lfri7tO/cvO7+6NBdXfx4eHl7+czQyh3/+",
-	"w9X3wT1oeWzuY7l/uKE/v30VODenEObLzT1tAr4qJ1aTf/HY4sTEwOThNrgDua9lF8FYFHxYsHguJO+g",
-	"1aIbOB6JwyVqj8sA7QOXtkAGqc3RpZ2WflgYSGXHU/Ih0CUkOR+Xolu7Zyyz3KstMrRKjckW1e95ex8G",
-	"Lco4CIO8UgJjcqrGRIkwWHA7V8kYcWFpqpbcYePcrDH5OzW6VRuWcMtEC+f8Y84sLJFnllrJmfNVhCkM",
-	"ardt850+20nVXLihd2FghU3bt2iutAWTLxZMrwrxKvZnM6So8w/tegG6XONWtrko8W4yT7WJrUEK6mry",
-	"/p2utvO6wm4hT6ZoPzaB/fXipzfgn6LNsx446VJnDfaiQ6ui/falt6/KbC6Il/cFBjM77RTCWwh55l6o",
-	"1CfTmq02KO9naCP1S3bbIp8sTcdJrp14GR6bhvnubZrvEA2e5DG94FT0BqW97h0z2whHE2Z5ByWsbXcS",
-	"oR3Qh6jykt0+L8fehQHqhFzzsebM7PT2S/fCWzceIWi1aF2HW94D4TTKPiqCVgPwkzdWzo37+e0r+puo",
-	"OF+QbDMDU27jOUZwWi26cCZpfAhKxug+x1zc8GQIDIyYSZ6MJEZxBZcWz+H8+cvQh4v9HiyEzC03zpJt",
-	"ygGb8TFZyYf3OmPaCpaOa07OumPljLGS6eoE0A+E5ZxLFEVbKI0pu6WVpqqhuCZKpZzRDvySs1TY1Q6b",
-	"93c/kvg+VjpxChiFy5uMKbtt1bSo/nOzwxQXbiC9ojR3er7GHzW8aUBhCVoZ4IJ2Deqb5l6CWGWrzT2D",
-	"PSJfVJu6Ve2EgVWtPJtnyUfL3sc4M4SenXPtXVDJuzs4IvfbC5/PqrZzXcnU1YOXVyJAxTnl/jZ3raGL",
-	"GsRporiFBlv0aM1p3lSpbQ7xZ9GQbf7wO7LJNVKhzGHUb1p35SM87TecJ+g+KwJ3AjJP03LzobZIEv1C",
-	"E9G0ONTFdS4u3EBju+SOa4Bbpfj/CHs/4GFvwfm+DdzO6Q8z8Svhwr4mIyfMsp19lTWpuFv3U8hDfjAM",
-	"Pmcz/hrHrZOQcPEwHl7PW5+y3b6mj1lKGypbcHhed2IKti72jAIC96uNszc8kxqI3HA9nuRm5RgJJU2P",
-	"pRozaZYU45Q3Ex6nQvL6rVxiRBITO7h8ff2pkEgCZsUk5eOEGysk83q2djXOJWWdfBjUHhyVMJ1XqVWW",
-	"uWCN3Y7Re2GpkDMfC1VhGY8X4yLHPkbVPi7grC22GETzy6RlHhSFRC1lqlhSixXxttMUYz9pUPeCxqlY",
-	"CDvmtzGpPBQeQ8BlzFMEsWW3Po/U/DtE5e+Vu1VwmET6oIaZi9k8CIMbrldj/ztPrWbjVMzmtrxKmL7e",
-	"RpjfLH4fJXMXpV+3zfX+Jec5T0JXBen6xCPeUFrMkMHxN7IUZYMTniLH4T3HQqVTPhxJIYUV7gXHmi6B",
-	"XAdMdwrHvIRBrnhBbIdQ4COHCiNU8CVKns2RrCiKHqnABTw+veCRKQXFDV5Hp5Kjdl4uWaklAp/xQmdU",
-	"Zq4RH8z42Ph63eZjqyxLxzjI3DdAc5OntnXIGiPUEarP3pxqHW4b55zPldxaAz2FDB+DmwmEhBfd/uNH",
-	"gFqE0lO3bJGhgxN83z/qD46Pj3v9Xi9o5PBGo+8v+52nV5e9ztOr9/2w/+juj22uxAWXCQnNp2RfN2Lx",
-	"9kpy3V1zVeW1/OYDGdoiQt6E7lnUUyp0dAqBS7QJGBaWEWANhzUEjgYfF1Sf55NUxDC3Ntsz+xRV+0jz",
-	"/PnLwmPtwplFF64IryereiVlT3MXURiYKpevC10FYK4yBMEgc7OwJNHcGPJy97twwTnBOT0/gxpWlNlt",
-	"hPZkVMxDid5Py/J+Uri8FsyWFXHPV00S/43zDBjFqAVti5WFFMzyBJjxYWotAI7a43sXq25yT83DaHLQ",
-	"Lhyym1v/0w3XWiTcrMct3xko3gQPiljJ7SRyDrv9Mtu3Fjzsju/XRHMjpduMxyn49oF4JaptivZnikQ+",
-	"rdS0ELJ+t//vLT65CFHzhbrx2+NHdz9zweh3XCba2N7a8zXifyYuNDzOtbCrC0TIbfuEM831aY7TtFQI",
-	"ixr/3g3XBlXLYN/1MjVqgN2iQYh0FUGs5kfb4qqxQk5VUeZlMbGsbzVimTCWxdfoEyMd6SUzPDycCTvP",
-	"J91YLQ6LMeWPoKXNJ9NqptliQRUwNJWn52dD17vByKQR8qVFoiwyWaiajxJ6OwbCmpEkiGi1iuqn33AT",
-	"ApNJ4Z3iXBwtm4dh6mabbRjtkRzJ5zwWSFLjdI/JeAwus2FgSVmTwsiKmDcMpGErA6NAKgtmrpZyFAwR",
-	"4AEcHJw2inzdgwN4cUNlnYy7wgR4TWQgOvUNI3R/CD/QvsEo7/WO4tPzs/HfXvw3XfCI2mOAyZGEVo64",
-	"t0DchdP7+0MQHEJ2EbiBR71+F/7GVwaYLlO8c2bQ9UCSU5CN94SEWEljmbTUp9N1NHAlo2rtFCWX0KP3",
-	"I1/aGQVDuHw/ohLbKAhh5Kps7qcrtLnfrhhIVAZ4PyqqX+5hWSgbBXd3V3cRLrdW7bJzZmGiObt2as7p",
-	"Aqpjg86rYjuyKIKvNqokx2Dg6O+bLLp+emq2QH+RvMJ6ae0EWKOih3CbRb17gBdDcCESnHJCJJlUdo5v",
-	"uq6A5oY9CtGFEVMQtuys4rfCWL8l6JjjhkTnP128g8ObwSHJSwSWXXv9j2zR4ZJ6LNxyTEWbDRnA6fei",
-	"epPIbWe5XHYISq5TDyjaL5o5DFvwAiwz8NeLn944AS4WMeg5SiDkws924oh8FmHYHIXgMuMQubAzIs+4",
-	"TkuESM+opWSO2+OKEFZFtL0aIlRBUdl04ssWLigqFFDU8BFqg9cjEEchhLzeehduJJfnDKFsafoIN/By",
-	"uCDoRgTCbB1oSCuqfNbydVmPKTwXvNNMGlIFSh4c4FAjFnnqcgAJMt1CSGFQe6XpqgvvqiCjSEWZ+mTE",
-	"BP1e0ZZVBg7LuUp5+UroO+ZknOYJT07guAevf4CYZfshxHMek2Qyi7wrjDMTjrtR1eTSGuoPo3CYiCph",
-	"yVIvziUxqSOiYgzoONXp0a3yEuUTnCKqUhS1N3wcWLtTpiwiR2+XtijUsruu6rYouQi9IAD4x/TXeHFv",
-	"S/BFIbAq6nI0KbgBbWchHlFLGjDy0kQD1RQW1OU2ZxKOjnuOeNX7WxOGEVlGgIOD52vB38EBvOWM4uMa",
-	"jsIAkZ/KumlKG2Ws5mxhwKoZJ421YCvfvEWyrYBZWChj4WgAr8UPsMfJTExFiprRWDbjbuORWcQCL1H6",
-	"C1r4PrB9t2BhET4Cnqs0KUEPemGv1/Pq06BNKHGmKIm5dcEeg1GAJJuoxWQUEFDgMtYr14kmeejVBvon",
-	"y7kyvFxg1ZrmRb7oXWYShHQxOUSHL2ld0X5t+7duYkX+Kpok2tdFfA/X7WhWhP7UGOvU4D6RhcSwCrEM",
-	"LHJDNsM1XPpMgFf9ZcdtPYbNVCriFWSoFKzxklqlQTwE0nxOV1KFLfR9m+hXUndymjs1xew6ynOVDd1y",
-	"OwjUzL1PMdXMWJ3HFkVmj0GmqPw+hVSpbMLi69BZb/9C1OkUraPRfugdS4QKtVUqma6GwGCujBcswo1i",
-	"H3Q/K9CZFjfM8rAAv/fsxzen78iMkf11kNFZFCztZLnOkCWKzAp1NU1zw5OTcmEIPWYpkM9cMLtblCwn",
-	"pk2Tan011eNiKW5+q1QIBjFP+A1P0Wn5zgD6coWtLoqYdU7wukcqMNxaIWceydq2e61KTpDSvp10L+p0",
-	"puy2Q91gnTqTID2HuBZEVmm3xQ5FT8iSNE0g/mkdmIn2PT4SwYSwnDOLvzyPEsZmSCmbjiNptcF7/cdP",
-	"u4PjR91et3fYfxzClD/pDYeH/R7Jg6fanEOcqjyBBbeMdIonVw2A/xvCNOn1hjweDId02e/1usW/Qa8X",
-	"OpD9pwOcstt/Oth3Fj+XxBxTgd6yXztu7iJP0bCSS0Z+vG+hYRYViVszZAwphVqUOFUYomqNV8OiRE1M",
-	"VhFgH4Rx4u0ekNPjDKrhdki+UbTRURh5jdbm2RZuIbpszts7rHRQCNFhLfBuXNezApHTRn4W59PXoCNc",
-	"v7GOEkuVpwmyHyKPWrvUFiSmLsZ1guiMW+HkVIKHstFFwG/99Z7TSHVlhPoDjWpdF+2HUCsMhhTQJB2V",
-	"Wy+asjO4va2bdUMWD1cLLBXX/D7DfkKT+a3xatk7FdS/zxCwGwvMWr7IbEh98MLHXOT2sAmTiXI9ONcc",
-	"mFw5UpRW4yUTmhSXkDO0Gs8rVMlF4pkBnUunlbyCM5zCi6XS11ybsLSgdkmGmjBDWtBxpdK3NYoMor/+",
-	"zoDBgL2wscazM5lkr94IU0pU3lI7F8J9vpEzNRB934ej/gCOj4+h9+TNm4ii0IMDy40tBh0cFK5XjJxF",
-	"jdSxWvCQCEPOI2RsReY+0+pGJDQ1gYiZTsyJN0aOk1wEUBRITFU28/bpA3Lfh2IS+ED3Op0O/XMDytrJ",
-	"k14PPlQQYPN5Hz74rQ6hLIbD3nJOrd/eIRVytt/y7qD27mbxfEcgR21AfLF9RxCP2kBsFud3hHbcBm1b",
-	"MX9HmI9rMLcU/3eE9KcapJZmgR2hPGlbY73oX8Dx0UcbjKc1GC2NCA9D6PdqEB5uWtgBYH8LQxYAHwYx",
-	"aMoL6hH01YpiXMqMRcmVXn0JaSxn1BuGCuhDkXh7Ri0OLqr1Xevgpi6SCaKKDsPNsDBsBoMuaVOGgicl",
-	"FFLE9UCu2WARkYMnLcaEt12v/fe7cCYrdU1WD8NVcK/VExg+Un/OU255czWCEplCOlfScthrxKVRGUNG",
-	"RYU82j9BH8Bn+euJFcrCzrh1hiEVxv/i6Os73BNCgVIsNdz91KKRdSH3wK9lKrSx+1XuoDV3WvqjqNpZ",
-	"aqjM6Y6UEC5Dis9cwBLPmZxV6RwyPcJ6TP1NT7XX5dFQFzNtVPRgr8gXhI221P+yOudRFTnVoy01dfak",
-	"7E+mFJDmvonZTYcGIvrxhUut0cuH7x0MkdxFLe3McEovuj1hrnvan3Al98R5d+S44GLdMdiwlvE76uI+",
-	"TzU38wiEMTk3QFd+/Y4ivqKBBhNRdhsxccwUFbvQXbFFGg3hRTI4Pu4/7biF1bpH0A9IOTOWOrnJ8xUS",
-	"lE7QY+UaKVJ5KyQV/NbVXgRLyf5j+IbE/ZewFl17kiLac9dIXLg/FJvXElZiwY1li6xYwNuXz+Do6Ogp",
-	"zv/zu2deBP8ngr0teUr0TKi/wYDCeN/P9auSHH0y/AuLMgd6w9IcPXi2mIhZrnKz7xE5ZzNvQJCxXpG8",
-	"WHbNXSqlODoewZ47Z+44KaoOcEew1+92B8c9pCoVq2HQ2y+yXN56RxiV+KRSVOsOQZEu20PwotYfUl36",
-	"BpHIteekIua+bcmXeE4zFs95Z9DtbRR5lstll9HjrtKzQ/+uOXx19uzFm4sX9E51vKYsFhX1HddiZVwJ",
-	"6AjDISpGZlyyTPhbR66hZE41L59/rjfI0v0Zp5pUmYI/S4JhgMRuVlwNwao+PnDZXvWrhhzWvhFwF+40",
-	"ms7t312tHZkf9Hqf7ZhkS9tq68F53Ga0dmuZZ0MHOR/1+tvmKRE/bBxNxpcGg11eqp9qvQuDY7f2+98q",
-	"D+PTC0c74VZ2XVKF1J3R8vu+seggDCybGd9h3Wk8uqJzUaaFhdpOiFYH5X5Qyeqz7ep9h1Hvmo0IaHPu",
-	"Nhis/4UYrGxk3HIud43SJ5TKFQkddEeLuFYQqVrzP5kLe08efmnt0wX4Wn8Hriq/DEAvHO+CXMuB6P8Y",
-	"UXFMt1mdul9a7sJWRXz4XiR3rhcBHcC2j5eYMlhHmywVpErOuG6U3OVqk51cjd5YtuoG4ZqMOo+3RUYb",
-	"0vFoEx33YvJbGPHRwy+V3/b4j2EKR5ePZYqw3Qj/yO1DW9P7fSiub3ywxgc/cvvxTLDmXj3cibtX2Yf9",
-	"T/7Y08c08qJvljEbt7RNPfMRY5m+NpBpTtGG/8TMRCWrk/JDBm7INecZPhTahQGbKqqt++8LuRH3NRru",
-	"5Eb8TqQRmAF/fOtrCuY31+JzaQ/HiJ/uWvB6YLd+KnPJ0cUX2tgueDPufQTnV1hKAvGkSxG3kLMy61Nk",
-	"kDaF1IeL/OsFieFG27NMV34dRWMes1RzonwOdRsK1za37dNvrhfisjoGeXU5s2vfgdvlwOhHIFd8GOnT",
-	"sEs/O3bUWSUMlKelH8CmHNfEY/fPL9yLje+5FabRKPYASvjS7tjUT/HcjwzlzD4OFas+FZEvnAPZKfHB",
-	"/99kO/haioM38xpNGv3dNTqy2oekUE3XDhAx28hl1/stmcvmnkDZYC3MSGruTBVMVlWWfo8KAlXtBK9a",
-	"6id42xdMusYyBBOFI1lUE3ylwjfQ1YojlLBsanF/kOwLeVdrx9RwJx7sZP0N0Hdw1wafU6R28NFCf5D0",
-	"tzhlO/B79YnRb27cv1W9XLgDGFMSqXX1UvfWHsz+nG6pRp601g63p3m+5XY+U26n1V7ck8T5wpmbHZTP",
-	"t+3clqJpt/0fFcW473DfXW0I9SGLXX7XFerXv+C9O+Rt3sjp5+i6WGu5GEnqVrin3YIKrTV3AidETWSL",
-	"DxWslYLozd+FGBTfU3ALa67rm4islziKTpmGq7uLMSv53ndLfAHG9x51+X043E+aK10VXSKN/v16Kwk3",
-	"vkG5rVvFn70rl0zP9v3p/vZP5DXZ/a1b8++C32t08T0q35i8yeR+t5wt+M7UPnVvtnP6erfR1nwbbgN9",
-	"uy9mWgvuTlWppSw/ve8z+ZHrNqLWEuowtLmmwwhGgVS1r46PpKRDQ3RQsfg8v9LlR/tpsnrHUguD/sjt",
-	"a/91uwdrDkV38ZbiQkGB3/b/k1if+Gcpbl3/854/5rbv83jLuYjdUduNhW7JxXjC7oagkPbxo6Dtfyyx",
-	"juJfXp8+61z85XRw/LiI/R3nCNc7XtvQCTP88aNcp9tQLDd810JNf/Bkh0rNR6ieLJk2NU9JkYmQjHBd",
-	"n6BV45w/f9n9WoHq71m7+E8OBMPLq0YIURxOdKn92qlDd4Sc1fsba9rHfXTl6m4NdvNDBpdXuOnuWFmb",
-	"NPvTO0UfWfEhm2jBrjnoXEb7jR614eFhf/And85m+KT3ZEDG2GO0+cF/mRRfEAirDtsEXFBapBOrBCmp",
-	"002pernWeuQOM2ycqytaRttP9TbnaZZJNqe8WOsorW9MHWW3B3dXd/8bAAD//w==",
+	"7H0Nbxs30vBfIfYOqO2uZEmOc4mMFwc3H73cNakvTnF4H8unpXYpiecVuSW5ltXU//3BzHC/pJWtpI7b",
+	"55ACRaTVcjgczvcM6Y9BrBeZVkI5Gww/Bhk3fCGcMPjtNb958xI+JMLGRmZOahUMgw9zwab8hsmkG4SB",
+	"hEcZd/MgDBRfiGAYyCQIAyN+zqURSTB0JhdhYOO5WHCANtVmwV0wDPIc33SrDEZZZ6SaBbe3YXDGZ+Jd",
+	"vpgI0z57xmciZFOjF6xf4vBzLsyqQgLeuVAI5DKoT5+IKc9TFwz7YbDgN3KRL4Jhv4f/hcFCKv+kREwq",
+	"J2bClJidy1/EJl5vnFhYlgmD2N2JlZW/iC04DXo1pAbH9yF0C3S2mVZW4I59x5P34udcWAffYq2cUPiR",
+	"Z1kqYw64Hv7HAsIfa9P/2YhpMAz+dFhxwyH9ag9fGaONpbmaK46kuuapTMYl10RD5uaCGUKBTXSyYolM",
+	"mNKOcWPktWDLuU4F2+NswVNgBJGweJ6rK5EwoWKdSDULmTaMKyZUwiZiqo1g0lmWiDjlRiQsekHr6vwg",
+	"1MzNo/1ucBsGr7WZyCQR6hFWfspw4eVCYdExT1NhmLS02tzNtZG/iIRNtWF7fkU3GYgEri91Aj4uRCI5",
+	"S6W6omW8UU4YxdPHWIViuRI3mYidSJgV5loYJuB1xOSddq91rpJHwOSdZjaP58wIq3MTCyZVjabfWMbj",
+	"WOfKIV6ewT/IhdD5o/C53+axoyl34XLp5n4NRNdvLDOCJ8yDOGEWuFs6xmdcKlzXB61/4GYmHmFFH9bR",
+	"l5Y5rVkK8xfIvOVq5WltHwynNbh3EN1pPV5wtRp7RK0nu2cFtuAJ6YWFtq5YjWVuLlELS52wvajTmfKb",
+	"juFOdFK5kC5CBb3xuEMDov0TZoQzK8anDt57D186p/AlYlbEWiUWNPtc8MTbyNormzbhnIawXDmZrmG/",
+	"Ygt+RStQ4qZcQfdO03m3MbgNg59UpXkeiZFOz96wK4E8tJDWogKvlLs2LFdXSi+JyX9S/JrLlE/Sx+Dz",
+	"CIRPxmKcV9N6NvLqLuYKxNYIHs/JynDHJ9yKL8QJTrMll66wa86spJoVSuA37nxmdCysfSTaviHjzyqX",
+	"8YRFpL4jBt6OZUjUCU/YVIoUWaF82TODzbNMGyeSt2AGP+C6HoVpQet9Y1nhScDMpemOY5E5Yl3nXy34",
+	"ZCLADdGJSLroDvrJAJcXRnAnXvOb0wrlmi/Gk0TCI56eGZ0J4yR4bFOeWhEGWe1RY81jchs/gk9I3g54",
+	"hcfoFRbf+xsedBjo3E3Ado+vNbB/ZvRUpmIsk03OPFWseJvh28y/zfS0obL2Ylxhwtzc6Hw2px+ThVSg",
+	"AvZPmFhkbsW0GSk+sUI59HyUVqI7UkFYX8LTJy04L8VkrvXVeMplqq+FGecm3UT3lZ+Erc/RnGHQe/Is",
+	"hLAEvKlgGPz7z7/++2L+t8sL94H+z84uL+z55V+Hh4cX/x6N7OFf/3T5bXAHWh6bu1juX/TqT+9/CMgz",
+	"L4T5YnNPm4Avy4n15D8idjAxMjAGZQ3uAO5r2UVmHQg+W/B4LpXogLeBD+B9II5QoD0uArAPQrkCGaC2",
+	"gChsWvrPYaC0G0/R94MoZs3Jrz2zjjvh1RY6SFqP0YeoP/N+Whi0KOMgDPJKCYzRGR4jJcJgIdxcJ2PA",
+	"haepXgrChtzjMfqpNbpVG5YIx2UL5/xrzh1bAs8sjVYz8jGlrRveDVikz3ZSNef06m0YOOnS9i2aa+OY",
+	"zRcLblaFeBX7sxkF1/kHd70AXa5xK9ucl3g3mafaxNa4GnQ1Bqykq928rrBbyJNp3I9NYH8///Ed87+C",
+	"zXMeOOpSsgZ70aHTELu1Lb19VXZzQaJ8LiH+3mmnAN5Cqjc0oFKf3Bi+2qC8n6GN1K/5TYt88jQdJ7kh",
+	"8bIitg3z3ds03yEYPCViHEAqeoPSXveOuWtkUBJwYUHC2nYnkYaA3keV1/zmZfnubRiATsiNGBvB7U6j",
+	"X9OA9/Q+QDB60boOWt49GSCQfVAErQbgR2+syI376f0P+G+i43yBss0tmwoXzyHyNnrRZW8Uvh8yrWII",
+	"e2Ihr0UyZJxZOVMiGSmIvgsuLX5nZy9fhz7M7/fYQqrcCUuWbFMO+EyM0Urev9cZN07ydFxzctYdKzLG",
+	"WqWrEwZ+IFvOhQJRdIXSmPIbXGmqG4pronUqOO7AzzlPpVvtsHn/9G8i38faJKSAQbi8yZjym1ZNC+o/",
+	"tztMcU4v4hBtBOn5Gn/U8MYXCkvQygDnuGusvmk0iMU6W23uGdtD8kW1qVvVThg43cqzeZZ8sux9ijOD",
+	"6Lm5MN4FVaK7gyNyt73wKdhqO9eVTF09eHlFAlScU+5vc9cauqhBnCaKW2iwRY/WnOZNldrmED+Ihmzz",
+	"hz+gTa6RCmTOCh/v/RZP+50QCbjPGsGdMJWnabn5rLZIFP1CE+G08CrFdRQXbqCxXXLHNcCtUvxfwt73",
+	"eNhbcL5rA7dz+v1M/IOksK/JyAl3fGdfZU0qbtf9FPSQ7w2Dz/hMvIX31kmIuHgY96/nva8ybF/Tpyyl",
+	"DZUtOLysOzEFWxd7hgEBfWrj7A3PpAYit8KMJ7ldESOBpJmx0mOu7BJjnPJhIuJUKlF/lCuISGJkByox",
+	"1X+VCkjAnZykYpwI66TiXs/Wvo1zhVknHwa1B0clTPIqjc4yCtb4zRi8F55KNfOxUBWWiXgxLspCY1Dt",
+	"4wLO2mKLl3B+lbTMA6KQ6KVKNU9qsSI8Jk0x9pMGdS9ojFnVsbiJUeWB8FgErmKRAogtu/UwUvN7iMo/",
+	"K3er4DAF9AENM5ezeRAG18Ksxv5znjrDx6mczV35LeHmahthfrP4fZLMnZd+3TbX++dc5CIJqXrV9YlH",
+	"eKCNnAGDw2dgKcwGJyIFjoNnxEKlUz4cKamkkzSAWJMSyHXA+KRwzEsY6IoXxCaEAh85VBiBgi9R8mwO",
+	"ZAVR9EgFFPD49IJHphQUenkdnUqO2nm5ZKWWCHwmCp1RmblGfDATY+tLzJs/O+14OoaX7F0vGGHz1LW+",
+	"ssYIdYTqszenWofbxjlnc622lu1PWQY/M5qJScVedftPnzDQIpieuuGLDByc4Nv+UX9wfHzc6/d6QSOH",
+	"Nxp9e9HvPL+86HWeX37sh/0nt39ucyXOhUpQaD4n+7oRi7c3P9TdNWqEWMtv3pOhLSLkTeieRT2lQqJT",
+	"yIQCmwBhYRkB1nBYQ+Bo8GlB9Vk+SWXM5s5le3Yfo2ofaZ69fF14rF32xoELV4TXk1W9krJnBEUUlk01",
+	"5etCqgDMdQYgOMtoFp4kRliLXu5+l50LgXBOz96wGlaY2W2E9mhU7H2J3s/L8n5WuLwWzJZNHJ6vmiT+",
+	"hxAZ4xijFrQtVhZiMCsSxq0PU2sBcNQe31Osusk9NQ+jyUG7cMhubv2P18IYmQi7Hrd8Y1kxknlQyEq0",
+	"k8A5/ObLbN9a8LA7vo+J5kZKtxmPY/DtA/FKVNsUbXsRvT2jqxNkN86eDJ6zPZTXOc+wuEPjMBVyb1K1",
+	"vQZRWN+NWv0XT8z/vjn2B8ke/4Tx5OcVDBdS1Z/2f98SIsX5Riz0tRcy/3b3gct+f+Bi38b21n5fI/4D",
+	"6RIr4txItzoHhGjbJ4IbYU5zmKalzlt0auxdC2PBQAz2qYmyUcntFp2JaHEQYjU/eAhUU5dqqotiPY+R",
+	"ZX2PI8+kdTy+gsgG6IiD7PDwcCbdPJ90Y704LN4pPwQtTXaZ0TPDFwusY4LDc3r2ZkidUxwdE0S+9Cuw",
+	"FoB+Rs3TDL03wqSzI4UQwfcoath+w23IuEqKGAPmEuCfeBi27nzxDddrpEbqpYglkNQ3INlMxIzyU5Yt",
+	"MfdVuEoyFg03x/KVZaNAaQe6a6lGwRAAHrCDg9NGqbZ7cMBeXWNxLhNUXmJe1VgWnfq2H3w+ZN/hvrFR",
+	"3usdxadnb8b/ePX/8YuIsDmNcTVSrJUj7izzd9np3V0+AA4gUx7Fsie9fpf9Q6ws46ZM1M+5BQcSSI6p",
+	"EngmFYu1so4rh11yXaIBGalq7ahQS+jRx5FXsaNgyC4+jlCJj4KQjUiP00dS5fSZSrpIZcY+jooaJv1Y",
+	"ljtHwe3t5W0Ey63VLB1YqokR/IrUHOkC7EZgJq9aJoBFAXy1USU5BgOiv2+V6frpsWUGvH707esF0hPG",
+	"G3VZgNsszd4BvGzM7bJTxUg5oTugtJvDSOrtaG7YkxAcUTll0pV9jeJGWgfUaLQNIj22NPgCzAfs8a3h",
+	"1wPQLc3HnmPecycoVkCugQhko+uuHw56vappkPta0baOQZxwa9NgyIyYyjTFCpRyUuU6t+kqBJae5AYm",
+	"AJJbBi5SyBAVYng3F0h6Qu8by0CAgPnZHmeWq2Sib76xLE51fLV/wgRKgBGoesCPM97cUnMsO+PWMelC",
+	"hsQvdqrijuespavSc0y9wS30TLzevKjEDbKKtIwXER7IcKIFtk7NpZr5TYAQHMgfnf14/oEdXg8OUadG",
+	"zPErjzRwRgf5QfgOMVvJz4aehHn3ono72E1nuVx2EEpuUg8o2i/atixfiAIst+zv5z++I2wLegx6JC0A",
+	"uYioSWXD1kQJdzwKGdXAWEQJpghj4Lq8AUT8raQAFTwipyNUAYZFYKaisr3MFygp/VEYqagRDdReXs81",
+	"EIUA8npzdLhRRppzgLKlvSvcwItwAdCNXAN3daAouFEVnZbDVT174Lngg+HKornQ6uAAXrVykaeU7UtA",
+	"aBdSSQsWLk1XXfahSicUSWdbnwyZoN8rWbNIEZDOKYaEvqdZxWmeiOSEHffY2+9YzLP9kMVzEaP25iAq",
+	"yMrgSpAGTEiSLOoiTHwhURVb8tSr/JKY2PtUMQbrkHn16FYZyPIXVCJVMrI2wmd8ak/K5GRE9KYEZWG6",
+	"6XvVoQHaHaAXBGD+Z/zXegFvS+VHIeNVfoVoUnAD+FeFeEQtCf/ISxO+qKdsgf2sc67Y0XGPiFeN31oa",
+	"iNB7Yuzg4OVamufggL0XHDNhNRylZUh+bOBIU9wo64zgC8ucngm0aqDmqU0TZVsz7qhL/GjA3srv2B4p",
+	"0qlMwXpax2ei0MonTC7gK0h/QQvf8blPC5ZoRgDwXKdJCXrQC3u9njexFixliTPmQzitCxT7KACSTfRi",
+	"MgoQKFhFs6KeUyVCrzbAh13OtRXlAqsmVC/yxekSrphUlH1j0eFrXFe0X9v+rZtYkb/KGyHt6yK+B+su",
+	"jI+fRpZqcB/JgmJYJVMsW+TWkRlCC0w5P6/6yzMR9WxVplMZr8Dcwv57Sa0Snh4Caj7SlVhLD32HNsQe",
+	"eH4kzUlNcbeO8lxnQ1puB4Ci/QRdPzXcOpPHDkRmj7NMY6PNlKVaZxMeX5GzUgyIOp2iSRxsPwUfAJXV",
+	"VqlVuhoyzubaesFC3DA+hhClAp0Zec2dCAvwey++f3f6Ac0Y+mgEGQIKydNOlpsMWKLIoWKaZJpbkZyU",
+	"CwPoMU8ZxlUFs9OiVDkxbprS66upfi6WQvM7rUNmAfNEXIsUHFvvrhS2umhXqHOC1z1KMyuck2rmkaxt",
+	"u9eq6Chr4xvHCzcMvYxOnUmAnkNYCyCrDW0xoegJWZKmCcT/Wgdmo32PjwIwIVvOuYNPnkcRYzvE5GyH",
+	"SFpt8F7/6fPu4PhJt9ftHfafhmwqnvWGw8N+D+XBUw18s1TnCVsIx1GneHLVAPh/QzZNer2hiAfDIX7t",
+	"93rd4v9BrxcSyP7zAUzZ7T8f7JPFzxUyx1RCROXXDpu7yFMwrNZ5GT/1zXLcgSKhNbOMA6VAiyKnSotU",
+	"rfFqWDSjIJNVBNhn0pJ40w/o9JBBtcIN0Tdq8dG9RmuLfgq3EFw28vYOKx0UsuiwlpxpfK9njiLSRn4W",
+	"ivtq0AGu31iixFLnaQLsB8hTfOO1BYop5UFIEMm4FU5OJXggG10A/N5/3yONVFdGoD/AqNZ10X7Iai0A",
+	"Ifr9SUfnzoum6gxubupmHb1uVOqMp/JK3GXYT3AyvzVeLXunAk/qYIRA7zLunFhkLsQTL9LH5ej28AlX",
+	"iaZuuyvBuFoRKUqr8ZpLg4oLPP+DA/ayQhVdJJFZZnJFWskrOCswBF1qcyWMDUsL6pZoqBEzjIGyKkBF",
+	"3QMGsQqVbKqXpY21np3RJHv1hphiSeIGGzcB7suN6ohl0bd9dtQfsOPjY9Z79u5dhJmKgwMHwZN/6eCg",
+	"cL1i4Cw8MhHrhQiRMOg8soyv0NxnRl/LBKdGEDE3iS2CN+IkigCKUqitCuTePv0K3PdrMQn7FZ91Oh38",
+	"n14oq6TPej32awWBbf7eZ7/6rQ5Z2fbC9pZzPOThHVKpZvstYwe1sZttMjsCOWoD4ttqdgTxpA3EZhvO",
+	"jtCO26Bta9vZEebTGswtbT47QvpLDVJLW9COUJ61rbHe3lPA8dFHG4znNRgtLUf3Q+j3ahDub0/aAWB/",
+	"C0MWAO8HMWjKC+gR8NWKsnvK8RipUF59SWWd4NgFCgro1yI5+wKbmSiq9dkQRlMXyQRZRYfhZlgYNoNB",
+	"SuyVoeBJCQUVcT2Qa7ZSRejgKQcx4U3Xa//9LnujKnWNVg/CVUbD6gkMH6m/FKlworkaicluqciVxOxY",
+	"PS6NyhgyKnphov0T8AF8JaieWMFM/Uw4MgyptP6TAF+fcE8QBUyx1HD3U8tG1gXdA7+WqTTW7Ve5g9b8",
+	"eumPgmrnqcWGBjo8hrgMMT6jgCWeczWr0jloeqTzmDazXG/Lw/sUM23U7tlekS8IGw3o/8+ZXERV5FSP",
+	"tvSU7El5EgFTQEb44wo0HRiI6PtXlFrDwYcfCYZMbqOWgwvsFAfSnnA6J+HvIED3hLw7dFxgsXRRQVjL",
+	"uh51YZ+nRth5xKS1ubAMv/n1E0V81QsMJqBMGzEhZoqKXeiu+CKNhuxVMjg+7j/v0MJqfWLgB6SCW4dn",
+	"NtDzlYppk4DHKgxQpPJWUCrEDdXnJE/R/kP4BsT9j3QOXHuUItxzOjJQuD8Ym9cSVnIhrOOLrFjA+9cv",
+	"2NHR0XOY/6cPL7wI/k/kS+mb/AaeCXYyWaYh3vdz/aKVAJ8M/sUUNDm71zzNwYPni4mc5Tq3+x6RMz7z",
+	"BgQY6weUF8evBKVSintNIrZHl6AQJ0XV7SIR2+t3u4PjHlAV21LYoLdfZLm89Y4gKikSwLU+MBDpshEM",
+	"vtQ6waqvvhUsoka8VMbCNyj6MuBpxuO56Ay6vY1C4HK57HL8uavN7NCPtYc/vHnx6t35KxxTFfnLgmJR",
+	"A6RmSktlwqNun94GJ55nEh/1ukfUOjbHuqjPP9db4fH5TGDdsizTvEmCYQDEblblLcKqbsa5aK8MV68c",
+	"1i6wuQ13ehsvlbm9XLvPZdDrPdiB6JYG9darTWCbwdqtZZ4tHtl+0utvm6dE/LBxCQEMGgx2GVQ/v46j",
+	"nt8/av2eitswOCaa3T2uvGYFBxzttKayLxur79Rh4vllg1hBGDg+s/4MRqfx0yWenLQtrNd2hrw6Svud",
+	"TlYPxg13HVe/bXaxgK263WDM/hdizLLVecvJ/TVKn2AKWCZ4hQlY0rVCSnV4B7l3B9ao3aH02Qzfe3b/",
+	"oLV7bGBY/2gnjqdrYnDA8S7Itdyy8F8vlcTfmwW0uwXzNmy1FYcfZXJLLTXgo7Zd/mXLfAK4DUqzVKuZ",
+	"MI3OEbXa5FxqNbGOr7pBuKYOyClvUQcNQXyyiQ4NTH6Dxiaodw8qL4j6r2cmouenMlPY7l98L9x9W9r7",
+	"Y+jWr/zzQPzzvXCfzjxrHuf9xxD2KtO3/9mXM37KKQZwVzPu4pZuwxc+iC4z+pZlRmAA5u9Fm+hkdVLe",
+	"4kKvXAmRwY/SUGS0qRLbmma/kId0V3/uTh7SH0SKGbfMn119ZCfoU3XAV6/p91ZUxPOf7zWJeli9fvp9",
+	"KSBQksa6LvMeind/yGVymIITSRfzHVLNypxbkb/b1Ac+WBePF6KHG8dLVLry6yhaZ7nDih9m07AfWFJj",
+	"67ZbYakT5aI6bn55MXNrV8TucjD/E5ArLqD7POzSB8cO+9qkZeWtFPdgU77XxGP3a27uxMZ3xUvbaNO7",
+	"ByUYtDs29dOSdyODGctPQ8Xpz0XkC2egdko7ia+5pntyTWItwSSaWaUmbf9J7am8dtEfqPfaAU/uGhWI",
+	"epcspxz8CSuPTkg7UkaQaWSTVVVb2cMyTlXxgm8tVS947MtcXes4gInCkSpqQL6+5NseayUtTDM3tb8/",
+	"6PuFHMC1Y8SwE/f2H/8G6Dt4lIOHFMUd3MjQH/R/ZL9xBxGpbvv+6mn+n9Rk53SKa4rSu67J6g7lvbm3",
+	"0y3l6pPW4vL2JNvXzNrvnFlrNWl3pNC+cN5sB/34lQ0eOkHW7tZ8UmBHf7Xk9nJDiRzymLL51Dmy/vdO",
+	"doe8zdE6fYg2oLUeoJHC9pk7+n+w8l/zlGBC0HyuuCNnrcaII/8Q4lNc5UMLa67rq2g9VCGsaPlqeP+7",
+	"GN1SXnzbzxcQGB9klFeaAh/gXOmqaHdqHESp90QJ6zvt29qu/EHjcsn4276/kKb9VtemmLynNf8h5KRG",
+	"F99s9VU4HkY4/C6T7fnG1v4aj90uIevtdltTnrB9eE1tzI2Rgo4V6qUq/zqQr9tE1G6HvVXYYutyg6dx",
+	"rGZK1/7AxkgpPDWHp7mLvyCkTfl3hXCyesteC2N/L9xbf5HrvRWmor1+SympoMBv+2tf6xP/pOSNPwTt",
+	"z3nu+1Tqci5juo9gY6Fb0mGesLshKJV7+iRo+7Nf6yj+7e3pi875304Hx0+LNApxjqTDE7UNnXArnj7J",
+	"TboNxXLDdy3L9QfPdqjLfYLKypJpU2OVFJlIxRHX9QlaNdXZy9fdxwrgP0srPZJ28feyBMOLy0aoU5zO",
+	"pepK7dgt3bPB6w2+Ne1D94td3q7Bbt72cnEJm07nKtuk2R9fKxopizvbIrwNweQq2m80aQ4PD/uDv9BB",
+	"s+Gz3rMBGnGP0ebftlFJcc1KWLWYJ4yC7iKjW+WoUZ1uStXrtR46Os2zcbC06JluP9benKdZqdqc8nyt",
+	"pbq+MXWUaQ9uL2//NwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -504,7 +504,7 @@ type FaxEventMeta struct {
 	// Attempt The delivery attempt of this event, from 1.
 	Attempt int `json:"attempt"`
 
-	// DeliveredTo The URL this attempt was sent to.
+	// DeliveredTo The URL this attempt was sent to, its user info (`user:password`) and the values of its secret-looking query parameters (token, key, sig, …) replaced by `redacted`.
 	DeliveredTo string `json:"delivered_to"`
 }
 

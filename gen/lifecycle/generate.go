@@ -3,7 +3,7 @@
 // (clients/storage) and the server (servers/storage). Nothing in it is edited by
 // hand; run `make generate` after editing the schema. The generator is
 // gen/internal/xsdgen; strict reading and validation against the same schema is
-// servers/storage/lifecycledoc's job (encoding/xml alone ignores order and
+// internal/lifecycledoc's job (encoding/xml alone ignores order and
 // namespaces of child elements).
 package lifecycle
 

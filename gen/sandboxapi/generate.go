@@ -5,3 +5,4 @@
 package sandboxapi
 
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config config.yaml ../../specs/sandbox/openapi.yaml
+//go:generate go run ../../tools/fixtureschema -spec ../../specs/sandbox/openapi.yaml -out ../../specs/sandbox/fixture.schema.json

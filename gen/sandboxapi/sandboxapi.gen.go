@@ -147,6 +147,36 @@ func (e FaultKind) Valid() bool {
 	}
 }
 
+// Defines values for FaxFixtureFaxesStatus.
+const (
+	FaxFixtureFaxesStatusDelivered      FaxFixtureFaxesStatus = "delivered"
+	FaxFixtureFaxesStatusFailed         FaxFixtureFaxesStatus = "failed"
+	FaxFixtureFaxesStatusMediaProcessed FaxFixtureFaxesStatus = "media.processed"
+	FaxFixtureFaxesStatusOriginated     FaxFixtureFaxesStatus = "originated"
+	FaxFixtureFaxesStatusQueued         FaxFixtureFaxesStatus = "queued"
+	FaxFixtureFaxesStatusSending        FaxFixtureFaxesStatus = "sending"
+)
+
+// Valid indicates whether the value is a known member of the FaxFixtureFaxesStatus enum.
+func (e FaxFixtureFaxesStatus) Valid() bool {
+	switch e {
+	case FaxFixtureFaxesStatusDelivered:
+		return true
+	case FaxFixtureFaxesStatusFailed:
+		return true
+	case FaxFixtureFaxesStatusMediaProcessed:
+		return true
+	case FaxFixtureFaxesStatusOriginated:
+		return true
+	case FaxFixtureFaxesStatusQueued:
+		return true
+	case FaxFixtureFaxesStatusSending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InboundFaxOutcome.
 const (
 	InboundFaxOutcomeFailed   InboundFaxOutcome = "failed"
@@ -240,6 +270,87 @@ func (e JournalViolationIn) Valid() bool {
 	}
 }
 
+// Defines values for LimitReachedErrorError.
+const (
+	LimitReachedErrorErrorLimitReached LimitReachedErrorError = "limit_reached"
+)
+
+// Valid indicates whether the value is a known member of the LimitReachedErrorError enum.
+func (e LimitReachedErrorError) Valid() bool {
+	switch e {
+	case LimitReachedErrorErrorLimitReached:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PAMRole.
+const (
+	PAMRoleDelegatedResourceAdmin PAMRole = "delegated_resource_admin"
+	PAMRoleDelegatedSecurityAdmin PAMRole = "delegated_security_admin"
+	PAMRoleEndUser                PAMRole = "end_user"
+	PAMRolePamAdmin               PAMRole = "pam_admin"
+	PAMRoleResourceAdmin          PAMRole = "resource_admin"
+	PAMRoleSecurityAdmin          PAMRole = "security_admin"
+)
+
+// Valid indicates whether the value is a known member of the PAMRole enum.
+func (e PAMRole) Valid() bool {
+	switch e {
+	case PAMRoleDelegatedResourceAdmin:
+		return true
+	case PAMRoleDelegatedSecurityAdmin:
+		return true
+	case PAMRoleEndUser:
+		return true
+	case PAMRolePamAdmin:
+		return true
+	case PAMRoleResourceAdmin:
+		return true
+	case PAMRoleSecurityAdmin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StorageFixtureBucketsVersioning.
+const (
+	StorageFixtureBucketsVersioningEnabled     StorageFixtureBucketsVersioning = "Enabled"
+	StorageFixtureBucketsVersioningSuspended   StorageFixtureBucketsVersioning = "Suspended"
+	StorageFixtureBucketsVersioningUnversioned StorageFixtureBucketsVersioning = "Unversioned"
+)
+
+// Valid indicates whether the value is a known member of the StorageFixtureBucketsVersioning enum.
+func (e StorageFixtureBucketsVersioning) Valid() bool {
+	switch e {
+	case StorageFixtureBucketsVersioningEnabled:
+		return true
+	case StorageFixtureBucketsVersioningSuspended:
+		return true
+	case StorageFixtureBucketsVersioningUnversioned:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TooManyRequestsErrorError.
+const (
+	TooManyRequestsErrorErrorTooManyRequests TooManyRequestsErrorError = "too_many_requests"
+)
+
+// Valid indicates whether the value is a known member of the TooManyRequestsErrorError enum.
+func (e TooManyRequestsErrorError) Valid() bool {
+	switch e {
+	case TooManyRequestsErrorErrorTooManyRequests:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnavailableErrorError.
 const (
 	UnavailableErrorErrorUnavailable UnavailableErrorError = "unavailable"
@@ -310,7 +421,7 @@ type ClockChange struct {
 	// Example: 10m
 	Advance *string `json:"advance,omitempty"`
 
-	// Set The instant to move the clock to; not before the sandbox's time.
+	// Set The instant to move the clock to; not before the sandbox's time, not after `9999-01-01T00:00:00Z`.
 	Set *time.Time `json:"set,omitempty"`
 }
 
@@ -334,11 +445,35 @@ type CreateSandboxRequest struct {
 	// no offset. Default `real`.
 	Clock *ClockMode `json:"clock,omitempty"`
 
+	// Fixture A starting state for a new sandbox, in each API's own vocabulary, each part shaped like
+	// that API's create bodies; it is applied on top of the tenants every sandbox has, each
+	// API's part in one transaction, and a fixture that fails creates nothing. Published on
+	// its own as the JSON Schema `fixture.schema.json` beside this spec. The smallest:
+	// `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}}`.
+	Fixture *Fixture `json:"fixture,omitempty"`
+
+	// Snapshot The id of a snapshot (`CreateSandboxSnapshot`) to fork the sandbox from; not with
+	// `fixture`.
+	//
+	//
+	// Example: snp-5d2c9b1a0e3f4a68
+	Snapshot *string `json:"snapshot,omitempty"`
+
 	// Ttl How long the sandbox lives after its last use, as a Go duration (`90s`, `30m`,
 	// `1h`, `2h30m`): at least 1m, at most 720h (30 days). Default `1h`.
 	//
 	//
 	// Example: 1h
+	Ttl *string `json:"ttl,omitempty"`
+}
+
+// CreateSnapshotRequest defines model for CreateSnapshotRequest.
+type CreateSnapshotRequest struct {
+	// Ttl How long the snapshot lives after its creation, as a Go duration: at least 1m, at
+	// most 720h (30 days). Default `24h`.
+	//
+	//
+	// Example: 24h
 	Ttl *string `json:"ttl,omitempty"`
 }
 
@@ -359,6 +494,10 @@ type CreatedSandbox struct {
 
 	// ExpiresAt When the server deletes the sandbox unless it is used before.
 	ExpiresAt time.Time `json:"expires_at"`
+
+	// FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
+	// new ones under the same names). Absent when there are none.
+	FixtureCredentials *FixtureCredentials `json:"fixture_credentials,omitempty"`
 
 	// Id Example: sbx-3f9a0c1d2e4b5a67
 	Id         string    `json:"id"`
@@ -413,6 +552,13 @@ type Error struct {
 	Code    int        `json:"code"`
 	Error   ErrorError `json:"error"`
 	Message string     `json:"message"`
+
+	// Pointer The JSON pointer (RFC 6901) of the request body's field at fault, when one is: for
+	// a fixture, `/fixture/pam/groups/1/name`.
+	//
+	//
+	// Example: /fixture/pam/groups/1/name
+	Pointer *string `json:"pointer,omitempty"`
 }
 
 // ErrorError defines model for Error.Error.
@@ -486,6 +632,117 @@ type FaultRequest struct {
 	Share *float64 `json:"share,omitempty"`
 }
 
+// FaxFixture Fax applications (each with an outbound voice profile, so it can send), numbers enabled
+// on them, API keys, and outbound faxes in a given status. Phone numbers are global, so the
+// sandbox allocates each number (`fixture_credentials.fax.numbers` answers them by the
+// fixture's names). A fax is as the simulator would have left it in its status, with the
+// webhook events it would have queued on the way (`fax.queued`, `fax.media.processed`,
+// `fax.sending.started`, then `fax.delivered` or `fax.failed`), which the sandbox then
+// delivers to the application's webhook URL as it does every event (attempts in its
+// webhook log); a fax still in flight goes on in the sandbox's time.
+type FaxFixture struct {
+	// ApiKeys Names of API keys to make; `fixture_credentials.fax.api_keys` answers them.
+	ApiKeys      *[]string `json:"api_keys,omitempty"`
+	Applications *[]struct {
+		Name               string  `json:"name"`
+		WebhookFailoverUrl *string `json:"webhook_failover_url,omitempty"`
+
+		// WebhookUrl Default the sandbox's webhook inbox.
+		WebhookUrl *string `json:"webhook_url,omitempty"`
+	} `json:"applications,omitempty"`
+	Faxes *[]struct {
+		// Application The name of the fixture's application that sent it.
+		Application string `json:"application"`
+
+		// FailureReason A `FaxFailureReason` of the fax API, for a failed fax (default `receiver_no_answer`).
+		FailureReason *string `json:"failure_reason,omitempty"`
+
+		// From The name of the fixture's number it was sent from (enabled on the application).
+		From string `json:"from"`
+
+		// MediaUrl Default the admin port's sample document.
+		MediaUrl *string `json:"media_url,omitempty"`
+
+		// Pages Default 1.
+		Pages  *int                  `json:"pages,omitempty"`
+		Status FaxFixtureFaxesStatus `json:"status"`
+
+		// To An E.164 number; the test numbers of the fax API choose the outcome of a fax
+		// still in flight.
+		To string `json:"to"`
+	} `json:"faxes,omitempty"`
+	Numbers *[]struct {
+		// Application The name of the fixture's application the number is enabled on.
+		Application *string `json:"application,omitempty"`
+		Name        string  `json:"name"`
+	} `json:"numbers,omitempty"`
+}
+
+// FaxFixtureFaxesStatus defines model for FaxFixture.Faxes.Status.
+type FaxFixtureFaxesStatus string
+
+// Fixture A starting state for a new sandbox, in each API's own vocabulary, each part shaped like
+// that API's create bodies; it is applied on top of the tenants every sandbox has, each
+// API's part in one transaction, and a fixture that fails creates nothing. Published on
+// its own as the JSON Schema `fixture.schema.json` beside this spec. The smallest:
+// `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}}`.
+type Fixture struct {
+	// Fax Fax applications (each with an outbound voice profile, so it can send), numbers enabled
+	// on them, API keys, and outbound faxes in a given status. Phone numbers are global, so the
+	// sandbox allocates each number (`fixture_credentials.fax.numbers` answers them by the
+	// fixture's names). A fax is as the simulator would have left it in its status, with the
+	// webhook events it would have queued on the way (`fax.queued`, `fax.media.processed`,
+	// `fax.sending.started`, then `fax.delivered` or `fax.failed`), which the sandbox then
+	// delivers to the application's webhook URL as it does every event (attempts in its
+	// webhook log); a fax still in flight goes on in the sandbox's time.
+	Fax *FaxFixture `json:"fax,omitempty"`
+
+	// Pam The PAM team's groups, users and service users, created in this order.
+	Pam *PAMFixture `json:"pam,omitempty"`
+
+	// Restaurant The restaurant's configuration: an import document of the admin API
+	// (`ImportRestaurantConfiguration` of specs/admin: resource names holding arrays of
+	// entities shaped as the restaurant API returns them), imported into the sandbox's
+	// restaurant: entities with the GUID of a sample entity replace it, the others are
+	// added. A document with a problem is refused whole, `pointer` naming its first.
+	Restaurant *map[string]interface{} `json:"restaurant,omitempty"`
+
+	// Storage Buckets of the sandbox's storage account, with their versioning and lifecycle
+	// configuration, and access keys. Bucket names are global, so each bucket is named after
+	// the sandbox (`<sandbox id>-<name>`): `fixture_credentials.storage.buckets` maps the
+	// fixture's names to them (and a fork's to its own).
+	Storage *StorageFixture `json:"storage,omitempty"`
+}
+
+// FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
+// new ones under the same names). Absent when there are none.
+type FixtureCredentials struct {
+	Fax *struct {
+		// ApiKeys The API keys by the fixture's names for them.
+		ApiKeys *map[string]string `json:"api_keys,omitempty"`
+
+		// Applications The applications' ids (`connection_id`) by the fixture's names for them.
+		Applications *map[string]string `json:"applications,omitempty"`
+
+		// Numbers The numbers allocated by the fixture's names for them.
+		Numbers *map[string]string `json:"numbers,omitempty"`
+	} `json:"fax,omitempty"`
+	Pam *struct {
+		// Keys The service users' keys by the fixture's names for them.
+		Keys map[string]PAMFixtureKey `json:"keys"`
+	} `json:"pam,omitempty"`
+	Storage *struct {
+		// Buckets The buckets' names by the fixture's names for them.
+		Buckets *map[string]string `json:"buckets,omitempty"`
+
+		// Keys The access keys by the fixture's names for them.
+		Keys *map[string]struct {
+			KeyId  string `json:"key_id"`
+			Secret string `json:"secret"`
+		} `json:"keys,omitempty"`
+	} `json:"storage,omitempty"`
+}
+
 // Headers Header values by canonical name, secrets redacted.
 type Headers map[string][]string
 
@@ -527,6 +784,17 @@ type InboundFaxRequest struct {
 // InboundFaxRequestOutcome `received` (default): the fax is received whole. `partial`: received with
 // `partial_content` true. `failed`: the sender's call drops (`sender_call_dropped`).
 type InboundFaxRequestOutcome string
+
+// JournalBudget What each sandbox's journal keeps (`--sandbox-journal-entries`,
+// `--sandbox-journal-bytes`): past either bound, the oldest entries are dropped first,
+// a commit of the journal's writer at a time, and counted in `dropped`.
+type JournalBudget struct {
+	// Bytes The most bytes the kept entries take in the database, compressed as stored.
+	Bytes int64 `json:"bytes"`
+
+	// Entries The most entries kept.
+	Entries int `json:"entries"`
+}
 
 // JournalEntry defines model for JournalEntry.
 type JournalEntry struct {
@@ -579,7 +847,15 @@ type JournalEntryApi string
 
 // JournalPage defines model for JournalPage.
 type JournalPage struct {
-	Data []JournalEntry `json:"data"`
+	// Budget What each sandbox's journal keeps (`--sandbox-journal-entries`,
+	// `--sandbox-journal-bytes`): past either bound, the oldest entries are dropped first,
+	// a commit of the journal's writer at a time, and counted in `dropped`.
+	Budget *JournalBudget `json:"budget,omitempty"`
+	Data   []JournalEntry `json:"data"`
+
+	// Dropped How many of the sandbox's oldest entries were dropped to keep its journal within
+	// `budget` (since its creation or last reset).
+	Dropped *int64 `json:"dropped,omitempty"`
 
 	// NextAfter Present when more entries match; pass it as `after` for the next page.
 	NextAfter *int64 `json:"next_after,omitempty"`
@@ -603,6 +879,63 @@ type JournalViolation struct {
 // JournalViolationIn Where the violation is.
 type JournalViolationIn string
 
+// LimitReachedError The body of a 409 (the shape of Error).
+type LimitReachedError struct {
+	// Code The HTTP status (409).
+	Code    int                    `json:"code"`
+	Error   LimitReachedErrorError `json:"error"`
+	Message string                 `json:"message"`
+}
+
+// LimitReachedErrorError defines model for LimitReachedError.Error.
+type LimitReachedErrorError string
+
+// PAMFixture The PAM team's groups, users and service users, created in this order.
+type PAMFixture struct {
+	Groups *[]struct {
+		Name  string    `json:"name"`
+		Roles []PAMRole `json:"roles"`
+	} `json:"groups,omitempty"`
+
+	// ServiceUsers Service users, each a member of the groups named, with a key for each name in
+	// `keys`: `fixture_credentials.pam.keys` answers them under those names.
+	ServiceUsers *[]PAMFixtureServiceUser `json:"service_users,omitempty"`
+
+	// Users Human users, each a member of the groups named.
+	Users *[]PAMFixtureUser `json:"users,omitempty"`
+}
+
+// PAMFixtureKey defines model for PAMFixtureKey.
+type PAMFixtureKey struct {
+	KeyId       string `json:"key_id"`
+	KeySecret   string `json:"key_secret"`
+	ServiceUser string `json:"service_user"`
+}
+
+// PAMFixtureServiceUser defines model for PAMFixtureServiceUser.
+type PAMFixtureServiceUser struct {
+	// Groups Names of groups the fixture creates.
+	Groups *PAMGroupNames `json:"groups,omitempty"`
+	Keys   *[]string      `json:"keys,omitempty"`
+	Name   PAMUserName    `json:"name"`
+}
+
+// PAMFixtureUser defines model for PAMFixtureUser.
+type PAMFixtureUser struct {
+	// Groups Names of groups the fixture creates.
+	Groups *PAMGroupNames `json:"groups,omitempty"`
+	Name   PAMUserName    `json:"name"`
+}
+
+// PAMGroupNames Names of groups the fixture creates.
+type PAMGroupNames = []string
+
+// PAMRole defines model for PAMRole.
+type PAMRole string
+
+// PAMUserName defines model for PAMUserName.
+type PAMUserName = string
+
 // Sandbox defines model for Sandbox.
 type Sandbox struct {
 	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
@@ -620,6 +953,10 @@ type Sandbox struct {
 
 	// ExpiresAt When the server deletes the sandbox unless it is used before.
 	ExpiresAt time.Time `json:"expires_at"`
+
+	// FixtureCredentials The credentials a fixture created, under the names the fixture gave them (a fork has
+	// new ones under the same names). Absent when there are none.
+	FixtureCredentials *FixtureCredentials `json:"fixture_credentials,omitempty"`
 
 	// Id Example: sbx-3f9a0c1d2e4b5a67
 	Id         string    `json:"id"`
@@ -653,6 +990,79 @@ type SandboxClock struct {
 	// Example: 10m0s
 	Offset string `json:"offset"`
 }
+
+// Snapshot defines model for Snapshot.
+type Snapshot struct {
+	// Apis The APIs whose rows the snapshot holds.
+	Apis []string `json:"apis"`
+
+	// Clock The sandbox's clock (`AdvanceSandboxClock`). `frozen` stands still until it is
+	// advanced or set: work due at its current time (a fax just sent is due at once) runs
+	// at the next advance (`"advance": "0s"` runs it without moving time). `real` runs with
+	// wall time plus the offset its advances and sets added, and its due work (a fax's
+	// steps, its webhook deliveries and retries) runs by itself within about a second, on
+	// whichever replica gets to it first. A reset puts either back at the stack's time with
+	// no offset. Default `real`.
+	Clock     ClockMode `json:"clock"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// ExpiresAt When the server deletes the snapshot.
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Id Example: snp-5d2c9b1a0e3f4a68
+	Id string `json:"id"`
+
+	// Now The sandbox's time when the snapshot was made; a fork starts at it.
+	Now time.Time `json:"now"`
+
+	// SandboxId The sandbox it was made of (which may be deleted since).
+	//
+	// Example: sbx-3f9a0c1d2e4b5a67
+	SandboxId string `json:"sandbox_id"`
+
+	// Ttl The TTL as a Go duration.
+	//
+	// Example: 24h0m0s
+	Ttl string `json:"ttl"`
+}
+
+// SnapshotList defines model for SnapshotList.
+type SnapshotList struct {
+	Data []Snapshot `json:"data"`
+}
+
+// StorageFixture Buckets of the sandbox's storage account, with their versioning and lifecycle
+// configuration, and access keys. Bucket names are global, so each bucket is named after
+// the sandbox (`<sandbox id>-<name>`): `fixture_credentials.storage.buckets` maps the
+// fixture's names to them (and a fork's to its own).
+type StorageFixture struct {
+	Buckets *[]struct {
+		// Lifecycle The bucket's lifecycle configuration, the XML document `PutLifecycle` takes
+		// (specs/storage), held to the same rules.
+		Lifecycle *string `json:"lifecycle,omitempty"`
+		Name      string  `json:"name"`
+
+		// Versioning Default `Unversioned`.
+		Versioning *StorageFixtureBucketsVersioning `json:"versioning,omitempty"`
+	} `json:"buckets,omitempty"`
+
+	// Keys Names of access keys to make; `fixture_credentials.storage.keys` answers them.
+	Keys *[]string `json:"keys,omitempty"`
+}
+
+// StorageFixtureBucketsVersioning Default `Unversioned`.
+type StorageFixtureBucketsVersioning string
+
+// TooManyRequestsError The body of a 429 (the shape of Error).
+type TooManyRequestsError struct {
+	// Code The HTTP status (429).
+	Code    int                       `json:"code"`
+	Error   TooManyRequestsErrorError `json:"error"`
+	Message string                    `json:"message"`
+}
+
+// TooManyRequestsErrorError defines model for TooManyRequestsError.Error.
+type TooManyRequestsErrorError string
 
 // UnavailableError The body of a 503 (the shape of Error).
 type UnavailableError struct {
@@ -745,6 +1155,9 @@ type FaultID = string
 // SandboxID defines model for SandboxID.
 type SandboxID = string
 
+// SnapshotID defines model for SnapshotID.
+type SnapshotID = string
+
 // BadRequest defines model for BadRequest.
 type BadRequest = Error
 
@@ -754,6 +1167,9 @@ type Forbidden = Error
 // Internal defines model for Internal.
 type Internal = Error
 
+// LimitReached The body of a 409 (the shape of Error).
+type LimitReached = LimitReachedError
+
 // NotFound defines model for NotFound.
 type NotFound = Error
 
@@ -762,6 +1178,12 @@ type RequestTimeout = Error
 
 // TooLarge defines model for TooLarge.
 type TooLarge = Error
+
+// TooManyRequests The body of a 429 (the shape of Error).
+type TooManyRequests = TooManyRequestsError
+
+// TooManyWrongTokens The body of a 429 (the shape of Error).
+type TooManyWrongTokens = TooManyRequestsError
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Error
@@ -817,6 +1239,9 @@ type AdvanceSandboxClockJSONRequestBody = ClockChange
 
 // AddSandboxFaultJSONRequestBody defines body for AddSandboxFault for application/json ContentType.
 type AddSandboxFaultJSONRequestBody = FaultRequest
+
+// CreateSandboxSnapshotJSONRequestBody defines body for CreateSandboxSnapshot for application/json ContentType.
+type CreateSandboxSnapshotJSONRequestBody = CreateSnapshotRequest
 
 // TriggerInboundFaxJSONRequestBody defines body for TriggerInboundFax for application/json ContentType.
 type TriggerInboundFaxJSONRequestBody = InboundFaxRequest
@@ -901,6 +1326,25 @@ type ClientInterface interface {
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
 	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -911,6 +1355,25 @@ type ClientInterface interface {
 	// Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
+	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -946,6 +1409,11 @@ type ClientInterface interface {
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
 	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
+	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 	// the retries whose backoff ended) and the answer comes once it has: every event of
@@ -964,6 +1432,11 @@ type ClientInterface interface {
 	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
 	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -1087,7 +1560,11 @@ type ClientInterface interface {
 	// `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 	// `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 	// bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-	// `clientSecret`, the tokens they answer).
+	// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+	// whatever their spelling: JSON (field names compared after their escapes are decoded
+	// and their letters case-folded as decoders fold them, a byte order mark allowed),
+	// forms and multipart forms (names unescaped), and the query; and every URL in them
+	// loses its user info and the values of its secret-looking query parameters.
 	//
 	// Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 	// attributed to it and are not listed.
@@ -1104,8 +1581,66 @@ type ClientInterface interface {
 	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 	// offset (the one time a sandbox's time may go back).
 	//
+	// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+	// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+	// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+	// over from it.
+	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSandboxSnapshots List a sandbox's snapshots
+	//
+	// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+	// also lists those of a sandbox deleted since.
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+	ListSandboxSnapshots(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSandboxSnapshotWithBody Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshotWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSandboxSnapshot Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshot(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSandboxSnapshot Delete a snapshot
+	//
+	// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+	// touched. The admin token also deletes those of a sandbox deleted since.
+	//
+	// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+	DeleteSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSandboxSnapshot Get a snapshot
+	//
+	// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+	GetSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TriggerInboundFaxWithBody Make a fax arrive at the sandbox's number
 	//
@@ -1170,6 +1705,25 @@ type ClientInterface interface {
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
 //
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -1190,6 +1744,25 @@ func (c *Client) CreateSandboxWithBody(ctx context.Context, contentType string, 
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
+//
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1265,6 +1838,11 @@ func (c *Client) GetSandboxClock(ctx context.Context, id SandboxID, reqEditors .
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
 //
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
+//
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 // the retries whose backoff ended) and the answer comes once it has: every event of
@@ -1293,6 +1871,11 @@ func (c *Client) AdvanceSandboxClockWithBody(ctx context.Context, id SandboxID, 
 // Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
 //
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -1476,7 +2059,11 @@ func (c *Client) DeleteSandboxFault(ctx context.Context, id SandboxID, faultId F
 // `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 // `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 // bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-// `clientSecret`, the tokens they answer).
+// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+// whatever their spelling: JSON (field names compared after their escapes are decoded
+// and their letters case-folded as decoders fold them, a byte order mark allowed),
+// forms and multipart forms (names unescaped), and the query; and every URL in them
+// loses its user info and the values of its secret-looking query parameters.
 //
 // Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 // attributed to it and are not listed.
@@ -1503,9 +2090,117 @@ func (c *Client) ListSandboxRequests(ctx context.Context, id SandboxID, params *
 // faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 // offset (the one time a sandbox's time may go back).
 //
+// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+// over from it.
+//
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 func (c *Client) ResetSandbox(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetSandboxRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSandboxSnapshots List a sandbox's snapshots
+//
+// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+// also lists those of a sandbox deleted since.
+//
+// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+func (c *Client) ListSandboxSnapshots(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSandboxSnapshotsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSandboxSnapshotWithBody Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *Client) CreateSandboxSnapshotWithBody(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSandboxSnapshotRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSandboxSnapshot Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *Client) CreateSandboxSnapshot(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSandboxSnapshotRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSandboxSnapshot Delete a snapshot
+//
+// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+// touched. The admin token also deletes those of a sandbox deleted since.
+//
+// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+func (c *Client) DeleteSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSandboxSnapshotRequest(c.Server, id, snapshotId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSandboxSnapshot Get a snapshot
+//
+// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+//
+// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+func (c *Client) GetSandboxSnapshot(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxSnapshotRequest(c.Server, id, snapshotId)
 	if err != nil {
 		return nil, err
 	}
@@ -2112,6 +2807,169 @@ func NewResetSandboxRequest(server string, id SandboxID) (*http.Request, error) 
 	return req, nil
 }
 
+// NewListSandboxSnapshotsRequest constructs an http.Request for the ListSandboxSnapshots method
+func NewListSandboxSnapshotsRequest(server string, id SandboxID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateSandboxSnapshotRequest calls the generic CreateSandboxSnapshot builder with application/json body
+func NewCreateSandboxSnapshotRequest(server string, id SandboxID, body CreateSandboxSnapshotJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSandboxSnapshotRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCreateSandboxSnapshotRequestWithBody constructs an http.Request for the CreateSandboxSnapshot method, with any body, and a specified content type
+func NewCreateSandboxSnapshotRequestWithBody(server string, id SandboxID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSandboxSnapshotRequest constructs an http.Request for the DeleteSandboxSnapshot method
+func NewDeleteSandboxSnapshotRequest(server string, id SandboxID, snapshotId SnapshotID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "snapshot_id", snapshotId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSandboxSnapshotRequest constructs an http.Request for the GetSandboxSnapshot method
+func NewGetSandboxSnapshotRequest(server string, id SandboxID, snapshotId SnapshotID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "snapshot_id", snapshotId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandboxes/%s/snapshots/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewTriggerInboundFaxRequest calls the generic TriggerInboundFax builder with application/json body
 func NewTriggerInboundFaxRequest(server string, id SandboxID, body TriggerInboundFaxJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2335,6 +3193,25 @@ type ClientWithResponsesInterface interface {
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
 	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -2345,6 +3222,25 @@ type ClientWithResponsesInterface interface {
 	// Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 	// credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 	// token is answered only here. Needs the sandbox-creator token or the admin token.
+	//
+	// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+	// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+	// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+	// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+	// and creates nothing. The credentials the fixture creates come back in
+	// `fixture_credentials` under the names the fixture gave them.
+	//
+	// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+	// snapshot's rows in every API copied inside the database, its clock's time and mode
+	// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+	// are independent of the original sandbox and of each other.
+	//
+	// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+	// default), counted in the database, so the bound holds across replicas: past it, a
+	// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+	// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+	// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+	// the next is allowed. A refused create makes nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2386,6 +3282,11 @@ type ClientWithResponsesInterface interface {
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
 	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
+	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 	// the retries whose backoff ended) and the answer comes once it has: every event of
@@ -2404,6 +3305,11 @@ type ClientWithResponsesInterface interface {
 	// Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 	// `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 	// so that nothing already done by it becomes due again). Exactly one of the two.
+	//
+	// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+	// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+	// now. A change that would pass it answers 400 naming the limit and changes nothing;
+	// a `real` clock stops at it.
 	//
 	// The new time is committed first; then the work of the sandbox's tenants that is due
 	// by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -2533,7 +3439,11 @@ type ClientWithResponsesInterface interface {
 	// `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 	// `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 	// bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-	// `clientSecret`, the tokens they answer).
+	// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+	// whatever their spelling: JSON (field names compared after their escapes are decoded
+	// and their letters case-folded as decoders fold them, a byte order mark allowed),
+	// forms and multipart forms (names unescaped), and the query; and every URL in them
+	// loses its user info and the values of its secret-looking query parameters.
 	//
 	// Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 	// attributed to it and are not listed.
@@ -2552,10 +3462,74 @@ type ClientWithResponsesInterface interface {
 	// faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 	// offset (the one time a sandbox's time may go back).
 	//
+	// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+	// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+	// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+	// over from it.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
 	ResetSandboxWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
+
+	// ListSandboxSnapshotsWithResponse List a sandbox's snapshots
+	//
+	// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+	// also lists those of a sandbox deleted since.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+	ListSandboxSnapshotsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxSnapshotsResponse, error)
+
+	// CreateSandboxSnapshotWithBodyWithResponse Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshotWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error)
+
+	// CreateSandboxSnapshotWithResponse Snapshot a sandbox
+	//
+	// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+	// database, the sandbox's credentials not among them), its clock (its time and mode) and
+	// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+	// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+	// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+	// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+	// admin token.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+	CreateSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error)
+
+	// DeleteSandboxSnapshotWithResponse Delete a snapshot
+	//
+	// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+	// touched. The admin token also deletes those of a sandbox deleted since.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+	DeleteSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*DeleteSandboxSnapshotResponse, error)
+
+	// GetSandboxSnapshotWithResponse Get a snapshot
+	//
+	// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+	GetSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*GetSandboxSnapshotResponse, error)
 
 	// TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
 	//
@@ -2618,6 +3592,11 @@ type ClientWithResponsesInterface interface {
 	RedeliverSandboxWebhookWithResponse(ctx context.Context, id SandboxID, eventId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RedeliverSandboxWebhookResponse, error)
 }
 
+// CreateSandboxResponse429Headers the declared response headers of an HTTP 429 response for CreateSandbox
+type CreateSandboxResponse429Headers struct {
+	RetryAfter *int
+}
+
 // CreateSandboxResponse503Headers the declared response headers of an HTTP 503 response for CreateSandbox
 type CreateSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2634,16 +3613,22 @@ type CreateSandboxResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
 	// JSON408 the response for an HTTP 408 `application/json` response
 	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateSandboxResponse503Headers
 }
@@ -2668,6 +3653,11 @@ func (r CreateSandboxResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateSandboxResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
 // GetJSON408 returns the response for an HTTP 408 `application/json` response
 func (r CreateSandboxResponse) GetJSON408() *RequestTimeout {
 	return r.JSON408
@@ -2681,6 +3671,11 @@ func (r CreateSandboxResponse) GetJSON413() *TooLarge {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CreateSandboxResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSandboxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2722,6 +3717,11 @@ func (r CreateSandboxResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandbox
+type DeleteSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandbox
 type DeleteSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2738,10 +3738,14 @@ type DeleteSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxResponse503Headers
 }
@@ -2764,6 +3768,11 @@ func (r DeleteSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2805,6 +3814,11 @@ func (r DeleteSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxResponse429Headers the declared response headers of an HTTP 429 response for GetSandbox
+type GetSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxResponse503Headers the declared response headers of an HTTP 503 response for GetSandbox
 type GetSandboxResponse503Headers struct {
 	RetryAfter int
@@ -2823,10 +3837,14 @@ type GetSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxResponse503Headers
 }
@@ -2854,6 +3872,11 @@ func (r GetSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2895,6 +3918,11 @@ func (r GetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxClockResponse429Headers the declared response headers of an HTTP 429 response for GetSandboxClock
+type GetSandboxClockResponse429Headers struct {
+	RetryAfter int
+}
+
 // GetSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxClock
 type GetSandboxClockResponse503Headers struct {
 	RetryAfter int
@@ -2913,10 +3941,14 @@ type GetSandboxClockResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxClockResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetSandboxClockResponse503Headers
 }
@@ -2944,6 +3976,11 @@ func (r GetSandboxClockResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetSandboxClockResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxClockResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2985,6 +4022,11 @@ func (r GetSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// AdvanceSandboxClockResponse429Headers the declared response headers of an HTTP 429 response for AdvanceSandboxClock
+type AdvanceSandboxClockResponse429Headers struct {
+	RetryAfter int
+}
+
 // AdvanceSandboxClockResponse503Headers the declared response headers of an HTTP 503 response for AdvanceSandboxClock
 type AdvanceSandboxClockResponse503Headers struct {
 	RetryAfter int
@@ -3009,10 +4051,14 @@ type AdvanceSandboxClockResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdvanceSandboxClockResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *AdvanceSandboxClockResponse503Headers
 }
@@ -3057,6 +4103,11 @@ func (r AdvanceSandboxClockResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdvanceSandboxClockResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AdvanceSandboxClockResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -3096,6 +4147,11 @@ func (r AdvanceSandboxClockResponse) ContentType() string {
 	return ""
 }
 
+// ClearSandboxFaultsResponse429Headers the declared response headers of an HTTP 429 response for ClearSandboxFaults
+type ClearSandboxFaultsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ClearSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ClearSandboxFaults
 type ClearSandboxFaultsResponse503Headers struct {
 	RetryAfter int
@@ -3112,10 +4168,14 @@ type ClearSandboxFaultsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearSandboxFaultsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ClearSandboxFaultsResponse503Headers
 }
@@ -3138,6 +4198,11 @@ func (r ClearSandboxFaultsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ClearSandboxFaultsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClearSandboxFaultsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3179,6 +4244,11 @@ func (r ClearSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxFaultsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxFaults
+type ListSandboxFaultsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxFaultsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxFaults
 type ListSandboxFaultsResponse503Headers struct {
 	RetryAfter int
@@ -3197,10 +4267,14 @@ type ListSandboxFaultsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxFaultsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxFaultsResponse503Headers
 }
@@ -3228,6 +4302,11 @@ func (r ListSandboxFaultsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxFaultsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxFaultsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3269,6 +4348,11 @@ func (r ListSandboxFaultsResponse) ContentType() string {
 	return ""
 }
 
+// AddSandboxFaultResponse429Headers the declared response headers of an HTTP 429 response for AddSandboxFault
+type AddSandboxFaultResponse429Headers struct {
+	RetryAfter int
+}
+
 // AddSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for AddSandboxFault
 type AddSandboxFaultResponse503Headers struct {
 	RetryAfter int
@@ -3293,10 +4377,14 @@ type AddSandboxFaultResponse struct {
 	JSON413 *TooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AddSandboxFaultResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *AddSandboxFaultResponse503Headers
 }
@@ -3341,6 +4429,11 @@ func (r AddSandboxFaultResponse) GetJSON415() *UnsupportedMediaType {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AddSandboxFaultResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AddSandboxFaultResponse) GetJSON500() *Internal {
 	return r.JSON500
@@ -3380,6 +4473,11 @@ func (r AddSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// DeleteSandboxFaultResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandboxFault
+type DeleteSandboxFaultResponse429Headers struct {
+	RetryAfter int
+}
+
 // DeleteSandboxFaultResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxFault
 type DeleteSandboxFaultResponse503Headers struct {
 	RetryAfter int
@@ -3396,10 +4494,14 @@ type DeleteSandboxFaultResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxFaultResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteSandboxFaultResponse503Headers
 }
@@ -3422,6 +4524,11 @@ func (r DeleteSandboxFaultResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteSandboxFaultResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxFaultResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3463,6 +4570,11 @@ func (r DeleteSandboxFaultResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxRequestsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxRequests
+type ListSandboxRequestsResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxRequestsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxRequests
 type ListSandboxRequestsResponse503Headers struct {
 	RetryAfter int
@@ -3481,10 +4593,14 @@ type ListSandboxRequestsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxRequestsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxRequestsResponse503Headers
 }
@@ -3512,6 +4628,11 @@ func (r ListSandboxRequestsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxRequestsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxRequestsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3553,6 +4674,11 @@ func (r ListSandboxRequestsResponse) ContentType() string {
 	return ""
 }
 
+// ResetSandboxResponse429Headers the declared response headers of an HTTP 429 response for ResetSandbox
+type ResetSandboxResponse429Headers struct {
+	RetryAfter int
+}
+
 // ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
 type ResetSandboxResponse503Headers struct {
 	RetryAfter int
@@ -3571,10 +4697,14 @@ type ResetSandboxResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResetSandboxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ResetSandboxResponse503Headers
 }
@@ -3602,6 +4732,11 @@ func (r ResetSandboxResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ResetSandboxResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResetSandboxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3643,6 +4778,448 @@ func (r ResetSandboxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxSnapshots
+type ListSandboxSnapshotsResponse429Headers struct {
+	RetryAfter int
+}
+
+// ListSandboxSnapshotsResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxSnapshots
+type ListSandboxSnapshotsResponse503Headers struct {
+	RetryAfter int
+}
+
+type ListSandboxSnapshotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SnapshotList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxSnapshotsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSandboxSnapshotsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON200() *SnapshotList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListSandboxSnapshotsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSandboxSnapshotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSandboxSnapshotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSandboxSnapshotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSandboxSnapshotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateSandboxSnapshotResponse429Headers the declared response headers of an HTTP 429 response for CreateSandboxSnapshot
+type CreateSandboxSnapshotResponse429Headers struct {
+	RetryAfter int
+}
+
+// CreateSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for CreateSandboxSnapshot
+type CreateSandboxSnapshotResponse503Headers struct {
+	RetryAfter int
+}
+
+type CreateSandboxSnapshotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Snapshot
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *LimitReached
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *TooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSandboxSnapshotResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSandboxSnapshotResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON201() *Snapshot {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON409() *LimitReached {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON413() *TooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateSandboxSnapshotResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSandboxSnapshotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSandboxSnapshotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSandboxSnapshotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSandboxSnapshotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteSandboxSnapshotResponse429Headers the declared response headers of an HTTP 429 response for DeleteSandboxSnapshot
+type DeleteSandboxSnapshotResponse429Headers struct {
+	RetryAfter int
+}
+
+// DeleteSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for DeleteSandboxSnapshot
+type DeleteSandboxSnapshotResponse503Headers struct {
+	RetryAfter int
+}
+
+type DeleteSandboxSnapshotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSandboxSnapshotResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteSandboxSnapshotResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteSandboxSnapshotResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSandboxSnapshotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSandboxSnapshotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSandboxSnapshotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSandboxSnapshotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSandboxSnapshotResponse429Headers the declared response headers of an HTTP 429 response for GetSandboxSnapshot
+type GetSandboxSnapshotResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetSandboxSnapshotResponse503Headers the declared response headers of an HTTP 503 response for GetSandboxSnapshot
+type GetSandboxSnapshotResponse503Headers struct {
+	RetryAfter int
+}
+
+type GetSandboxSnapshotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Snapshot
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxSnapshotResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSandboxSnapshotResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON200() *Snapshot {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSandboxSnapshotResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSandboxSnapshotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSandboxSnapshotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSandboxSnapshotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSandboxSnapshotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TriggerInboundFaxResponse429Headers the declared response headers of an HTTP 429 response for TriggerInboundFax
+type TriggerInboundFaxResponse429Headers struct {
+	RetryAfter int
+}
+
 // TriggerInboundFaxResponse503Headers the declared response headers of an HTTP 503 response for TriggerInboundFax
 type TriggerInboundFaxResponse503Headers struct {
 	RetryAfter int
@@ -3663,10 +5240,14 @@ type TriggerInboundFaxResponse struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *TooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TriggerInboundFaxResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *TriggerInboundFaxResponse503Headers
 }
@@ -3699,6 +5280,11 @@ func (r TriggerInboundFaxResponse) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r TriggerInboundFaxResponse) GetJSON413() *TooLarge {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TriggerInboundFaxResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3740,6 +5326,11 @@ func (r TriggerInboundFaxResponse) ContentType() string {
 	return ""
 }
 
+// ListSandboxWebhooksResponse429Headers the declared response headers of an HTTP 429 response for ListSandboxWebhooks
+type ListSandboxWebhooksResponse429Headers struct {
+	RetryAfter int
+}
+
 // ListSandboxWebhooksResponse503Headers the declared response headers of an HTTP 503 response for ListSandboxWebhooks
 type ListSandboxWebhooksResponse503Headers struct {
 	RetryAfter int
@@ -3758,10 +5349,14 @@ type ListSandboxWebhooksResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSandboxWebhooksResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListSandboxWebhooksResponse503Headers
 }
@@ -3789,6 +5384,11 @@ func (r ListSandboxWebhooksResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListSandboxWebhooksResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSandboxWebhooksResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3830,6 +5430,11 @@ func (r ListSandboxWebhooksResponse) ContentType() string {
 	return ""
 }
 
+// RedeliverSandboxWebhookResponse429Headers the declared response headers of an HTTP 429 response for RedeliverSandboxWebhook
+type RedeliverSandboxWebhookResponse429Headers struct {
+	RetryAfter int
+}
+
 // RedeliverSandboxWebhookResponse503Headers the declared response headers of an HTTP 503 response for RedeliverSandboxWebhook
 type RedeliverSandboxWebhookResponse503Headers struct {
 	RetryAfter int
@@ -3848,10 +5453,14 @@ type RedeliverSandboxWebhookResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyWrongTokens
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Internal
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RedeliverSandboxWebhookResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RedeliverSandboxWebhookResponse503Headers
 }
@@ -3879,6 +5488,11 @@ func (r RedeliverSandboxWebhookResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RedeliverSandboxWebhookResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RedeliverSandboxWebhookResponse) GetJSON429() *TooManyWrongTokens {
+	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3926,6 +5540,25 @@ func (r RedeliverSandboxWebhookResponse) ContentType() string {
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
 //
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandboxes (the `CreateSandbox` operationId).
@@ -3942,6 +5575,25 @@ func (c *ClientWithResponses) CreateSandboxWithBodyWithResponse(ctx context.Cont
 // Creates a sandbox: one tenant in each API, named after the sandbox, and answers its
 // credentials (the sections and keys of `demo-credentials.json`) and its own token. The
 // token is answered only here. Needs the sandbox-creator token or the admin token.
+//
+// With `fixture`, the sandbox starts from the state the fixture describes (see `Fixture`;
+// its JSON Schema is published as `fixture.schema.json` beside this spec): a fixture that
+// breaks the schema or a rule (an unknown role, an invalid number, malformed XML, a
+// duplicate name) answers 400 with `pointer`, the JSON pointer of the field at fault,
+// and creates nothing. The credentials the fixture creates come back in
+// `fixture_credentials` under the names the fixture gave them.
+//
+// With `snapshot`, the sandbox is a fork of that snapshot (`CreateSandboxSnapshot`): the
+// snapshot's rows in every API copied inside the database, its clock's time and mode
+// (unless `clock` is given) and its faults, with new credentials and a new token. Forks
+// are independent of the original sandbox and of each other.
+//
+// Creates are bounded. A deployment holds at most `--max-sandboxes` sandboxes (1000 by
+// default), counted in the database, so the bound holds across replicas: past it, a
+// create answers 429 `too_many_requests` with `Retry-After` until one is deleted or
+// expires. Each token may create `--sandbox-creates-per-minute` sandboxes a minute (60
+// by default, in bursts of as many); past it, 429 with `Retry-After` the seconds until
+// the next is allowed. A refused create makes nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4007,6 +5659,11 @@ func (c *ClientWithResponses) GetSandboxClockWithResponse(ctx context.Context, i
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
 //
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
+//
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
 // the retries whose backoff ended) and the answer comes once it has: every event of
@@ -4031,6 +5688,11 @@ func (c *ClientWithResponses) AdvanceSandboxClockWithBodyWithResponse(ctx contex
 // Moves the sandbox's time forward: by `advance` (a Go duration, `0s` or more), or to
 // `set` (an instant not before the sandbox's time: a sandbox's time never goes back,
 // so that nothing already done by it becomes due again). Exactly one of the two.
+//
+// A sandbox's time never passes `9999-01-01T00:00:00Z`: the APIs write instants in
+// RFC 3339, whose years end at 9999, and compute expiries and retries ahead of their
+// now. A change that would pass it answers 400 naming the limit and changes nothing;
+// a `real` clock stops at it.
 //
 // The new time is committed first; then the work of the sandbox's tenants that is due
 // by it runs (the fax simulator's steps, caught up in order; webhook deliveries and
@@ -4196,7 +5858,11 @@ func (c *ClientWithResponses) DeleteSandboxFaultWithResponse(ctx context.Context
 // `X-Amz-Security-Token` and of every header whose name holds `signature`, `token`,
 // `secret` or `key` are replaced by `[redacted]`, and so are secret fields in the
 // bodies of the credential exchanges (PAM's `key_secret`, the restaurant login's
-// `clientSecret`, the tokens they answer).
+// `clientSecret`, the tokens they answer). Bodies are judged as the APIs decode them,
+// whatever their spelling: JSON (field names compared after their escapes are decoded
+// and their letters case-folded as decoders fold them, a byte order mark allowed),
+// forms and multipart forms (names unescaped), and the query; and every URL in them
+// loses its user info and the values of its secret-looking query parameters.
 //
 // Requests that no credential of the sandbox authenticated (a wrong key) cannot be
 // attributed to it and are not listed.
@@ -4221,6 +5887,11 @@ func (c *ClientWithResponses) ListSandboxRequestsWithResponse(ctx context.Contex
 // faults, and the clock as a new sandbox's: in its mode, at the stack's time, with no
 // offset (the one time a sandbox's time may go back).
 //
+// A sandbox made from a fixture or forked from a snapshot goes back to the tenants every
+// sandbox has, under its own credentials: what the fixture or the snapshot held is gone
+// with the rest (and `fixture_credentials` with it); fork the snapshot again to start
+// over from it.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandboxes/{id}/reset (the `ResetSandbox` operationId).
@@ -4230,6 +5901,95 @@ func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, id S
 		return nil, err
 	}
 	return ParseResetSandboxResponse(rsp)
+}
+
+// ListSandboxSnapshotsWithResponse List a sandbox's snapshots
+//
+// The snapshots made of the sandbox that have not expired, oldest first. The admin token
+// also lists those of a sandbox deleted since.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/snapshots (the `ListSandboxSnapshots` operationId).
+func (c *ClientWithResponses) ListSandboxSnapshotsWithResponse(ctx context.Context, id SandboxID, reqEditors ...RequestEditorFn) (*ListSandboxSnapshotsResponse, error) {
+	rsp, err := c.ListSandboxSnapshots(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSandboxSnapshotsResponse(rsp)
+}
+
+// CreateSandboxSnapshotWithBodyWithResponse Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *ClientWithResponses) CreateSandboxSnapshotWithBodyWithResponse(ctx context.Context, id SandboxID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error) {
+	rsp, err := c.CreateSandboxSnapshotWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSandboxSnapshotResponse(rsp)
+}
+
+// CreateSandboxSnapshotWithResponse Snapshot a sandbox
+//
+// Freezes the sandbox's whole state: every API's rows of its tenants (copied inside the
+// database, the sandbox's credentials not among them), its clock (its time and mode) and
+// its faults; not its journal or webhook log. `CreateSandbox` with `snapshot` forks new
+// sandboxes from it. The snapshot outlives the sandbox; it is deleted after its TTL
+// (from its creation) or by `DeleteSandboxSnapshot`. A deployment holds at most a set
+// number of snapshots (409 `limit_reached` beyond). Needs the sandbox's token or the
+// admin token.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandboxes/{id}/snapshots (the `CreateSandboxSnapshot` operationId).
+func (c *ClientWithResponses) CreateSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, body CreateSandboxSnapshotJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSandboxSnapshotResponse, error) {
+	rsp, err := c.CreateSandboxSnapshot(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSandboxSnapshotResponse(rsp)
+}
+
+// DeleteSandboxSnapshotWithResponse Delete a snapshot
+//
+// Deletes the snapshot and its copied rows in every API; the forks made of it are not
+// touched. The admin token also deletes those of a sandbox deleted since.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sandboxes/{id}/snapshots/{snapshot_id} (the `DeleteSandboxSnapshot` operationId).
+func (c *ClientWithResponses) DeleteSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*DeleteSandboxSnapshotResponse, error) {
+	rsp, err := c.DeleteSandboxSnapshot(ctx, id, snapshotId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSandboxSnapshotResponse(rsp)
+}
+
+// GetSandboxSnapshotWithResponse Get a snapshot
+//
+// The snapshot of the sandbox. The admin token also reads those of a sandbox deleted since.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandboxes/{id}/snapshots/{snapshot_id} (the `GetSandboxSnapshot` operationId).
+func (c *ClientWithResponses) GetSandboxSnapshotWithResponse(ctx context.Context, id SandboxID, snapshotId SnapshotID, reqEditors ...RequestEditorFn) (*GetSandboxSnapshotResponse, error) {
+	rsp, err := c.GetSandboxSnapshot(ctx, id, snapshotId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSandboxSnapshotResponse(rsp)
 }
 
 // TriggerInboundFaxWithBodyWithResponse Make a fax arrive at the sandbox's number
@@ -4358,6 +6118,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
 		var dest RequestTimeout
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4379,6 +6146,13 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4396,6 +6170,16 @@ func ParseCreateSandboxResponse(rsp *http.Response) (*CreateSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4456,6 +6240,13 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4473,6 +6264,16 @@ func ParseDeleteSandboxResponse(rsp *http.Response) (*DeleteSandboxResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4537,6 +6338,13 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4554,6 +6362,16 @@ func ParseGetSandboxResponse(rsp *http.Response) (*GetSandboxResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4618,6 +6436,13 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4635,6 +6460,16 @@ func ParseGetSandboxClockResponse(rsp *http.Response) (*GetSandboxClockResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSandboxClockResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4720,6 +6555,13 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4737,6 +6579,16 @@ func ParseAdvanceSandboxClockResponse(rsp *http.Response) (*AdvanceSandboxClockR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers AdvanceSandboxClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers AdvanceSandboxClockResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4797,6 +6649,13 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4814,6 +6673,16 @@ func ParseClearSandboxFaultsResponse(rsp *http.Response) (*ClearSandboxFaultsRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ClearSandboxFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ClearSandboxFaultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4878,6 +6747,13 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4895,6 +6771,16 @@ func ParseListSandboxFaultsResponse(rsp *http.Response) (*ListSandboxFaultsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxFaultsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -4980,6 +6866,13 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4997,6 +6890,16 @@ func ParseAddSandboxFaultResponse(rsp *http.Response) (*AddSandboxFaultResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers AddSandboxFaultResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers AddSandboxFaultResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5057,6 +6960,13 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5074,6 +6984,16 @@ func ParseDeleteSandboxFaultResponse(rsp *http.Response) (*DeleteSandboxFaultRes
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxFaultResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSandboxFaultResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5138,6 +7058,13 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5155,6 +7082,16 @@ func ParseListSandboxRequestsResponse(rsp *http.Response) (*ListSandboxRequestsR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxRequestsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxRequestsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5219,6 +7156,13 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5236,8 +7180,434 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ResetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResetSandboxResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSandboxSnapshotsResponse parses an HTTP response from a ListSandboxSnapshotsWithResponse call
+func ParseListSandboxSnapshotsResponse(rsp *http.Response) (*ListSandboxSnapshotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSandboxSnapshotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SnapshotList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxSnapshotsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSandboxSnapshotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateSandboxSnapshotResponse parses an HTTP response from a CreateSandboxSnapshotWithResponse call
+func ParseCreateSandboxSnapshotResponse(rsp *http.Response) (*CreateSandboxSnapshotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSandboxSnapshotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Snapshot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LimitReached
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateSandboxSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateSandboxSnapshotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSandboxSnapshotResponse parses an HTTP response from a DeleteSandboxSnapshotWithResponse call
+func ParseDeleteSandboxSnapshotResponse(rsp *http.Response) (*DeleteSandboxSnapshotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSandboxSnapshotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteSandboxSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteSandboxSnapshotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSandboxSnapshotResponse parses an HTTP response from a GetSandboxSnapshotWithResponse call
+func ParseGetSandboxSnapshotResponse(rsp *http.Response) (*GetSandboxSnapshotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSandboxSnapshotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Snapshot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSandboxSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSandboxSnapshotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -5307,6 +7677,13 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5324,6 +7701,16 @@ func ParseTriggerInboundFaxResponse(rsp *http.Response) (*TriggerInboundFaxRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers TriggerInboundFaxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers TriggerInboundFaxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5388,6 +7775,13 @@ func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5405,6 +7799,16 @@ func ParseListSandboxWebhooksResponse(rsp *http.Response) (*ListSandboxWebhooksR
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSandboxWebhooksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSandboxWebhooksResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -5469,6 +7873,13 @@ func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandbox
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyWrongTokens
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5486,6 +7897,16 @@ func ParseRedeliverSandboxWebhookResponse(rsp *http.Response) (*RedeliverSandbox
 	}
 
 	switch {
+	case rsp.StatusCode == 429:
+		var headers RedeliverSandboxWebhookResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RedeliverSandboxWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -59,6 +59,18 @@ type ServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx echo.Context, id SandboxID) error
+	// ListSandboxSnapshots List a sandbox's snapshots
+	// (GET /sandboxes/{id}/snapshots)
+	ListSandboxSnapshots(ctx echo.Context, id SandboxID) error
+	// CreateSandboxSnapshot Snapshot a sandbox
+	// (POST /sandboxes/{id}/snapshots)
+	CreateSandboxSnapshot(ctx echo.Context, id SandboxID) error
+	// DeleteSandboxSnapshot Delete a snapshot
+	// (DELETE /sandboxes/{id}/snapshots/{snapshot_id})
+	DeleteSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error
+	// GetSandboxSnapshot Get a snapshot
+	// (GET /sandboxes/{id}/snapshots/{snapshot_id})
+	GetSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx echo.Context, id SandboxID) error
@@ -296,6 +308,86 @@ func (w *ServerInterfaceWrapper) ResetSandbox(ctx echo.Context) error {
 	return err
 }
 
+// ListSandboxSnapshots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSandboxSnapshots(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSandboxSnapshots(ctx, id)
+	return err
+}
+
+// CreateSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSandboxSnapshot(ctx, id)
+	return err
+}
+
+// DeleteSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "snapshot_id" -------------
+	var snapshotId SnapshotID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "snapshot_id", ctx.Param("snapshot_id"), &snapshotId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter snapshot_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSandboxSnapshot(ctx, id, snapshotId)
+	return err
+}
+
+// GetSandboxSnapshot converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSandboxSnapshot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SandboxID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "snapshot_id" -------------
+	var snapshotId SnapshotID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "snapshot_id", ctx.Param("snapshot_id"), &snapshotId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter snapshot_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSandboxSnapshot(ctx, id, snapshotId)
+	return err
+}
+
 // TriggerInboundFax converts echo context to params.
 func (w *ServerInterfaceWrapper) TriggerInboundFax(ctx echo.Context) error {
 	var err error
@@ -434,6 +526,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/sandboxes/:id/faults", wrapper.AddSandboxFault, options.OperationMiddlewares["AddSandboxFault"]...)
 	router.DELETE(options.BaseURL+"/sandboxes/:id/faults/:fault_id", wrapper.DeleteSandboxFault, options.OperationMiddlewares["DeleteSandboxFault"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/triggers/inbound-fax", wrapper.TriggerInboundFax, options.OperationMiddlewares["TriggerInboundFax"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/snapshots", wrapper.ListSandboxSnapshots, options.OperationMiddlewares["ListSandboxSnapshots"]...)
+	router.POST(options.BaseURL+"/sandboxes/:id/snapshots", wrapper.CreateSandboxSnapshot, options.OperationMiddlewares["CreateSandboxSnapshot"]...)
+	router.DELETE(options.BaseURL+"/sandboxes/:id/snapshots/:snapshot_id", wrapper.DeleteSandboxSnapshot, options.OperationMiddlewares["DeleteSandboxSnapshot"]...)
+	router.GET(options.BaseURL+"/sandboxes/:id/snapshots/:snapshot_id", wrapper.GetSandboxSnapshot, options.OperationMiddlewares["GetSandboxSnapshot"]...)
 	router.GET(options.BaseURL+"/sandboxes/:id/clock", wrapper.GetSandboxClock, options.OperationMiddlewares["GetSandboxClock"]...)
 	router.POST(options.BaseURL+"/sandboxes/:id/clock", wrapper.AdvanceSandboxClock, options.OperationMiddlewares["AdvanceSandboxClock"]...)
 
@@ -445,11 +541,31 @@ type ForbiddenJSONResponse Error
 
 type InternalJSONResponse Error
 
+type LimitReachedJSONResponse LimitReachedError
+
 type NotFoundJSONResponse Error
 
 type RequestTimeoutJSONResponse Error
 
 type TooLargeJSONResponse Error
+
+type TooManyRequestsResponseHeaders struct {
+	RetryAfter *int
+}
+type TooManyRequestsJSONResponse struct {
+	Body TooManyRequestsError
+
+	Headers TooManyRequestsResponseHeaders
+}
+
+type TooManyWrongTokensResponseHeaders struct {
+	RetryAfter int
+}
+type TooManyWrongTokensJSONResponse struct {
+	Body TooManyRequestsError
+
+	Headers TooManyWrongTokensResponseHeaders
+}
 
 type UnauthorizedJSONResponse Error
 
@@ -528,6 +644,20 @@ func (response CreateSandbox403JSONResponse) VisitCreateSandboxResponse(w http.R
 	return err
 }
 
+type CreateSandbox404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSandbox404JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSandbox408JSONResponse struct{ RequestTimeoutJSONResponse }
 
 func (response CreateSandbox408JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
@@ -568,6 +698,23 @@ func (response CreateSandbox415JSONResponse) VisitCreateSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandbox429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSandbox429JSONResponse) VisitCreateSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -669,6 +816,21 @@ func (response DeleteSandbox404JSONResponse) VisitDeleteSandboxResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandbox429JSONResponse) VisitDeleteSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -780,6 +942,21 @@ func (response GetSandbox404JSONResponse) VisitGetSandboxResponse(w http.Respons
 	return err
 }
 
+type GetSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandbox429JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetSandbox500JSONResponse) VisitGetSandboxResponse(w http.ResponseWriter) error {
@@ -883,6 +1060,21 @@ func (response GetSandboxClock404JSONResponse) VisitGetSandboxClockResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxClock429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandboxClock429JSONResponse) VisitGetSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1039,6 +1231,21 @@ func (response AdvanceSandboxClock415JSONResponse) VisitAdvanceSandboxClockRespo
 	return err
 }
 
+type AdvanceSandboxClock429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response AdvanceSandboxClock429JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AdvanceSandboxClock500JSONResponse struct{ InternalJSONResponse }
 
 func (response AdvanceSandboxClock500JSONResponse) VisitAdvanceSandboxClockResponse(w http.ResponseWriter) error {
@@ -1136,6 +1343,21 @@ func (response ClearSandboxFaults404JSONResponse) VisitClearSandboxFaultsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearSandboxFaults429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ClearSandboxFaults429JSONResponse) VisitClearSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1243,6 +1465,21 @@ func (response ListSandboxFaults404JSONResponse) VisitListSandboxFaultsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxFaults429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxFaults429JSONResponse) VisitListSandboxFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1399,6 +1636,21 @@ func (response AddSandboxFault415JSONResponse) VisitAddSandboxFaultResponse(w ht
 	return err
 }
 
+type AddSandboxFault429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response AddSandboxFault429JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddSandboxFault500JSONResponse struct{ InternalJSONResponse }
 
 func (response AddSandboxFault500JSONResponse) VisitAddSandboxFaultResponse(w http.ResponseWriter) error {
@@ -1497,6 +1749,21 @@ func (response DeleteSandboxFault404JSONResponse) VisitDeleteSandboxFaultRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxFault429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandboxFault429JSONResponse) VisitDeleteSandboxFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1609,6 +1876,21 @@ func (response ListSandboxRequests404JSONResponse) VisitListSandboxRequestsRespo
 	return err
 }
 
+type ListSandboxRequests429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxRequests429JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxRequests500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListSandboxRequests500JSONResponse) VisitListSandboxRequestsResponse(w http.ResponseWriter) error {
@@ -1716,6 +1998,21 @@ func (response ResetSandbox404JSONResponse) VisitResetSandboxResponse(w http.Res
 	return err
 }
 
+type ResetSandbox429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ResetSandbox429JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResetSandbox500JSONResponse struct{ InternalJSONResponse }
 
 func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
@@ -1733,6 +2030,549 @@ func (response ResetSandbox500JSONResponse) VisitResetSandboxResponse(w http.Res
 type ResetSandbox503JSONResponse struct{ UnavailableJSONResponse }
 
 func (response ResetSandbox503JSONResponse) VisitResetSandboxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshotsRequestObject struct {
+	Id SandboxID `json:"id"`
+}
+
+type ListSandboxSnapshotsResponseObject interface {
+	VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error
+}
+
+type ListSandboxSnapshots200JSONResponse SnapshotList
+
+func (response ListSandboxSnapshots200JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSandboxSnapshots400JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSandboxSnapshots401JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSandboxSnapshots403JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSandboxSnapshots404JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxSnapshots429JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSandboxSnapshots500JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSandboxSnapshots503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response ListSandboxSnapshots503JSONResponse) VisitListSandboxSnapshotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshotRequestObject struct {
+	Id   SandboxID `json:"id"`
+	Body *CreateSandboxSnapshotJSONRequestBody
+}
+
+type CreateSandboxSnapshotResponseObject interface {
+	VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type CreateSandboxSnapshot201JSONResponse Snapshot
+
+func (response CreateSandboxSnapshot201JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSandboxSnapshot400JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSandboxSnapshot401JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSandboxSnapshot403JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSandboxSnapshot404JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateSandboxSnapshot408JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot409JSONResponse struct{ LimitReachedJSONResponse }
+
+func (response CreateSandboxSnapshot409JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot413JSONResponse struct{ TooLargeJSONResponse }
+
+func (response CreateSandboxSnapshot413JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSandboxSnapshot415JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response CreateSandboxSnapshot429JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateSandboxSnapshot500JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response CreateSandboxSnapshot503JSONResponse) VisitCreateSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshotRequestObject struct {
+	Id         SandboxID  `json:"id"`
+	SnapshotId SnapshotID `json:"snapshot_id"`
+}
+
+type DeleteSandboxSnapshotResponseObject interface {
+	VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type DeleteSandboxSnapshot204Response struct {
+}
+
+func (response DeleteSandboxSnapshot204Response) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSandboxSnapshot400JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSandboxSnapshot401JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSandboxSnapshot403JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSandboxSnapshot404JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response DeleteSandboxSnapshot429JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSandboxSnapshot500JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response DeleteSandboxSnapshot503JSONResponse) VisitDeleteSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshotRequestObject struct {
+	Id         SandboxID  `json:"id"`
+	SnapshotId SnapshotID `json:"snapshot_id"`
+}
+
+type GetSandboxSnapshotResponseObject interface {
+	VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error
+}
+
+type GetSandboxSnapshot200JSONResponse Snapshot
+
+func (response GetSandboxSnapshot200JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSandboxSnapshot400JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSandboxSnapshot401JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSandboxSnapshot403JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSandboxSnapshot404JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response GetSandboxSnapshot429JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSandboxSnapshot500JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSandboxSnapshot503JSONResponse struct{ UnavailableJSONResponse }
+
+func (response GetSandboxSnapshot503JSONResponse) VisitGetSandboxSnapshotResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -1834,6 +2674,21 @@ func (response TriggerInboundFax413JSONResponse) VisitTriggerInboundFaxResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TriggerInboundFax429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response TriggerInboundFax429JSONResponse) VisitTriggerInboundFaxResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1946,6 +2801,21 @@ func (response ListSandboxWebhooks404JSONResponse) VisitListSandboxWebhooksRespo
 	return err
 }
 
+type ListSandboxWebhooks429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response ListSandboxWebhooks429JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSandboxWebhooks500JSONResponse struct{ InternalJSONResponse }
 
 func (response ListSandboxWebhooks500JSONResponse) VisitListSandboxWebhooksResponse(w http.ResponseWriter) error {
@@ -2054,6 +2924,21 @@ func (response RedeliverSandboxWebhook404JSONResponse) VisitRedeliverSandboxWebh
 	return err
 }
 
+type RedeliverSandboxWebhook429JSONResponse struct{ TooManyWrongTokensJSONResponse }
+
+func (response RedeliverSandboxWebhook429JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RedeliverSandboxWebhook500JSONResponse struct{ InternalJSONResponse }
 
 func (response RedeliverSandboxWebhook500JSONResponse) VisitRedeliverSandboxWebhookResponse(w http.ResponseWriter) error {
@@ -2118,6 +3003,18 @@ type StrictServerInterface interface {
 	// ResetSandbox Reset a sandbox
 	// (POST /sandboxes/{id}/reset)
 	ResetSandbox(ctx context.Context, request ResetSandboxRequestObject) (ResetSandboxResponseObject, error)
+	// ListSandboxSnapshots List a sandbox's snapshots
+	// (GET /sandboxes/{id}/snapshots)
+	ListSandboxSnapshots(ctx context.Context, request ListSandboxSnapshotsRequestObject) (ListSandboxSnapshotsResponseObject, error)
+	// CreateSandboxSnapshot Snapshot a sandbox
+	// (POST /sandboxes/{id}/snapshots)
+	CreateSandboxSnapshot(ctx context.Context, request CreateSandboxSnapshotRequestObject) (CreateSandboxSnapshotResponseObject, error)
+	// DeleteSandboxSnapshot Delete a snapshot
+	// (DELETE /sandboxes/{id}/snapshots/{snapshot_id})
+	DeleteSandboxSnapshot(ctx context.Context, request DeleteSandboxSnapshotRequestObject) (DeleteSandboxSnapshotResponseObject, error)
+	// GetSandboxSnapshot Get a snapshot
+	// (GET /sandboxes/{id}/snapshots/{snapshot_id})
+	GetSandboxSnapshot(ctx context.Context, request GetSandboxSnapshotRequestObject) (GetSandboxSnapshotResponseObject, error)
 	// TriggerInboundFax Make a fax arrive at the sandbox's number
 	// (POST /sandboxes/{id}/triggers/inbound-fax)
 	TriggerInboundFax(ctx context.Context, request TriggerInboundFaxRequestObject) (TriggerInboundFaxResponseObject, error)
@@ -2488,6 +3385,134 @@ func (sh *strictHandler) ResetSandbox(ctx echo.Context, id SandboxID) error {
 	return nil
 }
 
+// ListSandboxSnapshots operation middleware
+func (sh *strictHandler) ListSandboxSnapshots(ctx echo.Context, id SandboxID) error {
+	var request ListSandboxSnapshotsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSandboxSnapshots(ctx.Request().Context(), request.(ListSandboxSnapshotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSandboxSnapshots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSandboxSnapshotsResponseObject); ok {
+		return validResponse.VisitListSandboxSnapshotsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSandboxSnapshot operation middleware
+func (sh *strictHandler) CreateSandboxSnapshot(ctx echo.Context, id SandboxID) error {
+	var request CreateSandboxSnapshotRequestObject
+
+	request.Id = id
+
+	var body CreateSandboxSnapshotJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSandboxSnapshot(ctx.Request().Context(), request.(CreateSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitCreateSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSandboxSnapshot operation middleware
+func (sh *strictHandler) DeleteSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error {
+	var request DeleteSandboxSnapshotRequestObject
+
+	request.Id = id
+	request.SnapshotId = snapshotId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSandboxSnapshot(ctx.Request().Context(), request.(DeleteSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitDeleteSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSandboxSnapshot operation middleware
+func (sh *strictHandler) GetSandboxSnapshot(ctx echo.Context, id SandboxID, snapshotId SnapshotID) error {
+	var request GetSandboxSnapshotRequestObject
+
+	request.Id = id
+	request.SnapshotId = snapshotId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSandboxSnapshot(ctx.Request().Context(), request.(GetSandboxSnapshotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSandboxSnapshot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSandboxSnapshotResponseObject); ok {
+		return validResponse.VisitGetSandboxSnapshotResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // TriggerInboundFax operation middleware
 func (sh *strictHandler) TriggerInboundFax(ctx echo.Context, id SandboxID) error {
 	var request TriggerInboundFaxRequestObject
@@ -2596,171 +3621,243 @@ func (sh *strictHandler) RedeliverSandboxWebhook(ctx echo.Context, id SandboxID,
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1tcxs30uBfQfGeKpPeEUXJUjaWPlwpibLrjV/02MptqkKfBpwBSURDgBlgRHEd/az7A/fLrrobwGCG",
-	"Q4mKX56n9pwPsUjOAI1Go9+78aGX6cVSK6Gs6Z186C15yRfCihI//cirwr74Af7MhclKubRSq95J73Iu",
-	"2BR+fGKYzIe9pCfh6yW3817SU3wheic9fOBK5r2kV4rfK1mKvHdiy0okPZPNxYLThNaKEl7+39PC7v06",
-	"2nvO96bvPxx8c/cfvaRn10sYythSqlnv7i7pveMqn+jbbVAZ+vk+uHaHyExuH4ToDsYyS62MQJx9x/O3",
-	"4vdKGAufMq2sUPgnXy4LmXGAdf83AwB/iGb9j1JMeye9/7Ff78c+/Wr2z8tSlzTV5oJLmoxNSsGvDbOA",
-	"A3yP6ZJxVlaFGPbukt6PupzIPBfqy4Bl9bVQTBp2wwuZs0ll2YKvmdKW5ZrZuTQI1QsFuObF5wfqTLFK",
-	"idulyKzImYDHEILX2v6oK5V/fghea2aqbO5JlPV1ybQSuGWErlwLgygCQEpdDBBCR06XciF09QWoKnUk",
-	"dWVpxvQEQQyEpvM1y2WOgPKylDeCraSdS0XEJ8obUT4xrBQ8Z26IU2aEypm0jM+4VLisS61f8nImvgw9",
-	"ItTSMH0jSoSzkAtpmZ6yA/ZKfocQ/ax4Zee6lP8SX4YccNcTOKiAS6IFadjZxQt2rfTKeKhuuCz4pPh0",
-	"qIrG3E4GVf2QIwHaW5ZxBfCWgmdzJq1hObd8wo04ZaWw5ZrxqRUlS9/Ch70z+JAyIzKtcgM8eS547iRM",
-	"9MgmP39HrzCr2YpLyyZiqkvBbLmWauYp6T5WvpBKLqpF7+Qg8G2prJgJXDDi1lTLpS6tyF+JXPJLfOhL",
-	"0iMg8h/v3rweonBzr6Ic0fn6XGU6BzGzgZq0stNv3a7gUNwwK27tKUthI745in9bcZrn58sf977FxwBt",
-	"QgFmfu3BSL2kR6/13m9IuKT3faGz6+/nXNFh5XkuAQxeXJR6KUorQfJNeWFEe6XntzyzxRpJW09ZyvMb",
-	"rjKRMq5ylhphU4BkGQ0Dw+Mzm2v+u16xKS+BHBb6hvhmBqAlsHrO/qZZXpW4U6yfPh+ZNGHpwWiB/8yf",
-	"jRbp4JSlI5OyslIkKVe6vGZ5JZjSK8TJLV8s4Zz1DkaLXtJb8NuXQs3svHfy7DCJVYM+6AXv/9Ifj4f0",
-	"1+B/9pX5ozJ//N//Y/5YmD/MH4s/5oPBXzp0hqRnhO1WX6Qyliu7uUZm9Sluoj8EDV0H2CzAP9Xlgtve",
-	"SS/nVuzBt506lPtGT34TmQ07/Ern4iGlimDpp2e0SU4Zw9fTwZCl01L/S6iUwSpyw4yVRcEqZWUBzF+a",
-	"sXLbmwPXM8Ke1HvALTKTrCpLASiQC8H6nE35LfutMhZECAzhn9UqEwPcyrHiFhGixK1lbgLWT8eelsa9",
-	"Ezbujcy45/ZeWhRZGrQSfQPcBGaDBZSCF+4heGKsVrwoCJZlURHV6OnUCALWTWCQoI3Ab3KRJ/gZWWPl",
-	"qIxW8sSMlbFiaRL8dSUmc62vWS4KeSNK6QYCLiqFodWxyRqeFcXUi1k+AcC5Y6kJ02qsVnOZzQVw51Ig",
-	"w2IzgMZqWOtUlsYO2RkrBQC+rKxhQtq5KNmEZ9fMoc9Ynl07anKrV9qtdsh+EKjQOxQNxyriIbTtyIt5",
-	"0c1DSsGtp5dIQb6XmTQZA9LeQ0y3pmSgc1t0s5FCw5bXlM0A/cbJLdiYghvLKiPuYy3AUZKxSg/m8OmQ",
-	"OMwJILMQ8PrBIoEPC20s++vhaM76z0Ys52sziJB5MPeorFnP/LNxns6zjzuTu63BPSmKN9Peya/3Y9q/",
-	"cJd8aG0UqjUPcRK9UqT/nDKuzEqUwBIUyooMedkm6LWg/9XN8X5jPe9pRblQVvLCPASFFYorC6fRa68Z",
-	"PEfH8FqsDYqtXCz0XlaPOgRFoEN0TTniryXPlvLqWqwRMe1TAUL3qiqLzh8zrRSBA0Z01xPTUi86f3B8",
-	"5WpZTQqZbZm+hdEASxJAbsPgZuwc/30HaS35YhMf9675Wqy3LRZ+MiIrSXRu/GwFXzxqkfhCmLExftda",
-	"SmEsr0pOWuEjlpQVUii7bVXu13sWVk98Nas6R9m+xnru9kyb43Yt2lhdctL6Wiuusust8AqVL7VU9rH7",
-	"W4qZJPW6Q13aip0bURqplcivtoLUQk+AL0wZEUHAjhutY4JNPLUmWCJdAS+oEdigny5Mk7Gwgedsq072",
-	"98vLC5DYtjIRtwzmTdITfkQvpKVCX8yVM+R7Sa+KDV7UHp2LKOkpba+m6BeBx4KVdOUsoyucj9YduQrQ",
-	"4eY8Ol1awEIY4+jp/k3Cdfs11O91YQ6dlJ1s9yFdAd88u3gBo4B8XSxj8olQmelK2W5NYsEVqGfM8mth",
-	"TtmILQRXYG6Rg6F7azISuVccB91FaQfDquDdQoTOU60/TAu7Nzo4fHZ0/M1fv33OJ1kupl0jXkvyej2I",
-	"op/gwbukB+jldtshRdP/intTfvMQz3kpmuvV1aSIFquqxYQQBNhU9yDckZ1BH1qtPA9wJ0ChNhpMRVCN",
-	"GSjFa68Vd+1Hi/RIGEikfNp4D09j47aSIhBU54k9u3jBVnNtRA2+9X50op/YLH8EF6lxXG/XBgT/nDst",
-	"n+bLtTAnLC2B5JBSRZ6y/tHh80HCGp4f1j8ePYMv/cHew0OZjlX/eDSCH0yhV6AB56VepoxnYJqFJZ6y",
-	"1CkLe3lFnhQBD/svS6HLXJSoSPvvplwWKQxC4N4ynuFGPOkymJqGSLweYnDBd1azpj3PVgDyXtIDwGul",
-	"poYz+s6BGX0DQG7fg5fSdPCknFv0GkkrFmano9erNXZelny9Qa045FZa/HOG1p9nnZtE7zZqzdxTjLPW",
-	"PhM9wt+G9Q/AwMdtB5M1MpQOhmQUOX/eaJTc6917mGfrae0yWHCbzaWabecrrYMKjF6XjE/QJwGmMnD8",
-	"FFlc6kQA8R2tRBty+C+CftQFfeD2W2xX7o6dA2quixzsVAd/l9XqLdFno9j+PDTDz+jm+jgJsxG/Cb++",
-	"yP32nV28eGKYWYrs1O9GA/v+jdYqPf2Ez8mD8qyDm3J2dPgc6OB49IxZURREuhkvClF6r3XXXqzmuhDe",
-	"I+4Z3UqWIom8B6b2HhzM45PwWbcsSOnNo5zNucoAxIm+EWyEJnKAMGGWUNI+S3igQXySfzUrKiNvxCtP",
-	"/eSy31QJ6gPTeVS8qtDihkhwXdzw73XIoZsRRkx507RsMOC2j5uGZje8qAQ66zKutJIZL5jiC5EwsikM",
-	"K0XOMyvySAepAXyhJqBt/9jlQZjyW2c0dUXhKdbtHRggLkHR6KMDUqEzS9zAiXvCUhooHTRcxVWFGs/u",
-	"zgVd2UwvRGxalCIT8gZF7pKXVvICdRdZiLxTRi75TFwFDr3J/qx+2ERwWAk+Cat7NWyNKd7fi+8/6Yzk",
-	"RXHlTzQY1VtcTQUeUs+u4K3T4HqWFPOThuWiBPQxWAo+CNAzhL4hPb795uhhyZfrrFoItUUgX/zwI/Pb",
-	"lTCK+tTS4WDEXsnvBhRqQLmWAigmbZDMZG3FfSTT4XETKseoMB1coMzz4cE3RwzGjNyhfzk4Ojg+Pj4G",
-	"+4UcbDVjG4//8uvB3vP3yNU+HCQHR3edLCyiz43ANq07Zf2cZhychFMjTcALQwY9hLUjMacn0U/oF/e/",
-	"eHs4ZcDIhnDEgOhDvNStGvadgZppWD+lb6+Igkq9XAo4kk019k+cpy0EiD95+jNoIzZogK3mQqH24ukm",
-	"BVTM5I1QH6F+0QluiXC/+wEa74aNlHwmFKjrOYhFjLDU8ddkG9k0B3OT9NPYYzvlt0MgT2J+j6aqLsf5",
-	"P3QF1sS5suV6q//ho8y5wF9IMO1gOC+Enetu/9o9uhXQSbdyhaoV64PmviZKiVNBUNaLnCmtxGDY6yRM",
-	"0FA6oPm9EuW6G5KSrxj+zOjxhMkp42rdOYF3QE10vt7ilqgfuBJRQP0+pbQRfG8PYstKgXkYo3midSG4",
-	"ip+Nshzum8prJlEe2X2LiZ74iNXEozy4HPfw49fjjiQ6B7tU6BY1US5R7vXhZqjIB57/Jmwz6EycFkOW",
-	"0pqxchEdZvgqYWI4G+Lvae25SYG8KawsKahMvHc3N5wRv3dTrQA28MSwZcEz4bWx34hFNISnVPabo063",
-	"IHlzt2hEj8Ihcso6ct2Po7uIyVOWGomZGFNZWFEaYreD4c6IuJG6QH6xLcYGjKN+iKEz2ePFgxszFmnZ",
-	"tVhaClmbyLIbnIwVphoRaldzUcJes0mpr10iBMwFCi+OXRX1z2h91Ybi0WgEpv1YHY2OEnY0Ok7Y0cEz",
-	"+N/xwIUhUWnHkRZEFzs5a5ws+F9+vQ/6bYCOMNDWizlzYOCJz1l1NOEIoHWmmhJik/V0nN4Wx9zGH7ey",
-	"vDaX2sqTtrOZBu283y5YLzojT4/yoTVEdIclp8St3WbiX5SCvDtAnAtd0hGXwpDYO2VLbjCThBuWckpy",
-	"m+qy9iqB5rXTyd/VpbdBZBvIkaqTR7h8oYB2JluuZiQ1Esk+PQ+93/paApXhTncpKJRR3a12ukRypktG",
-	"IzpzGNOS//HuzWuGYTg0Bqyus9X66f6U3+5bnQ5OGfKHsQqaB3lOPPvQZcijWwjuGfmm1KyKLVAir0BG",
-	"oVqcAl3EzMWd2EqXOex1M0dsURnLJqJ2goxGD+YtSOUT0R1cXRsd5WJ8bArMnwk1Zc38iXvnih69A9ws",
-	"ZSmMm22LrHJZpLkohBWmkYZTqULQoZKGVUbkLt1td7HUDoaZye3es+lzPsoO8kNxNDnm3/y1672CG3sF",
-	"Mz4KU0qvHswwQQGMiW2wL4OEYaoWyrigq4hHrLAzqQnmvLx8ueFrbCU1zkeLkXmYRildAEiNlkiTNoip",
-	"hbHG1jcp6B4C/96Tc5PKFy7ovTOR77gNu+OYct7uSUHd3GJpGAc+F4xbUreSh7Zkpx1ZUDic9sIB14XX",
-	"jbzuTqwgz0Ql+Hj0zCmHc77EFF18bbCZ2rRTIgLFCndMR4hjc18qV+CfFHk6qyNWLaP9vlCW+zHyMHiZ",
-	"9cSwdCEsH7pH0kFCzjuwZoDXUTTi57cvu3HjXnsk8/FW4pYNBuUlYcJlYHPDjJwpkbM+yl4rbq2Xr94F",
-	"ZNFvv4JHhbKd5rbopqp/ztdI9D7IR66qYHfYCs6BLwZJMFA1RfZe55cNQgDHWwOmyjIh8obDPILkxrk4",
-	"7+MSbr/P8dm7RuXBtjBAR+JFG71uFIdhWON5fnh8fPAcUcxtVYqQ/wtrNpYvlkyqrKjyLe7/gluhsvXu",
-	"jh7UXF2I6j5hi5qoLUO8E9HmsqgTl/DK/X757cNQDvpDQeHNhx9vHddnp2EfF3rm9Gj8xA15xLF0qFar",
-	"H2U+X+3GqdBpwMuZsCH9tEmACgDJ+EJ0H9lAnN1TtYZmh7e30TiRe4Ue7B7k57cv2VIb4CJWJ1HYwDj/",
-	"mC5BSQIFeqofTpklk5POTR21DyC02FC8xAZ91qdowzDYYLTn/pC22OyEqxxz6h7D7xx45p6g/sWbd5eG",
-	"AcrZguco0D5xDpa8gf181Ft1+G6LttrhTAK8YVwP9QfYceTpGS/RApWW9YGJhuyKayGWxjtwOtyG/sEr",
-	"Pe2eMTXi97TJJLAWDU6Be9nUJVe7nMatjjK3tgYjCJGS3ytRidbi5g4FeqUGj+AFXRGgpVC5VLOU9ScC",
-	"hF3YUThLKy4tfDmlyllgroOEpeGZFI3XNFBvyvo+uQw4LDHRQcOypul6EenAOfMDdOo91tWgRQl9/HYY",
-	"v7/LMa9jukkdKW3o74Si6Fjdc45f6tn93piHE398dYXj6QnTRQ42PNWm7OpnaylwH+3SCcBNdVHo1Sd0",
-	"6iRh87efAirLq2lQYU6RIw62FraJpThMOxoNHou0oAU9nFBWA9+Z7WxEVpXSrt/BBEQIzhq63F76wfOF",
-	"VL7kNTKg9pAqAcehGpZ31YnAcnFFKEEFL9FH5YCbW7ukUkuQhb6Ek2fIpl3dP19KNMp6SQ9z9fElc7K/",
-	"P5N2Xk2GmV7s+2fCH5saoLNd0Q94LbDEXiksSHWvgKYLe0bKG3ETtWbfv2C/6Ql65uFjwdWs4jOBOapa",
-	"ibFyfhGsCmevfcaqAdusxPHZhTZ2Vop3//kylNwO2TmPasrBClVMGg0CGyvSmJ6GoEhC+QaKoTud0kTY",
-	"xdkrZgVfULifo3tGZoI0C1cGk7iAiY/RUhC8EZpdlnoqC5F44wjexEJmetvFPBsjUIENPEip9WAkjFUd",
-	"E/UQUeUC5Rv5EHam1VTOnEk9IOWIzCyyYpp7oITITTJWS1EGVMFwaJyBWngyVmO1x54+jTwXT5+yftqo",
-	"W0sTFgWgfOzJ8EVX4RA3Y8W21Q6xfrrkWJk65Tisww/8WSMgHQzZa2eW6SluXr3RMPqNNBLWZzXjYL9R",
-	"skE0GS2Kk+8JF9QOoCWsu5jzpC7m7C/0jTBUnQWsE2ZulXEOUDJS8WS/VTLJlashHAzZeb1D8MBeXsob",
-	"oTyLhYE3arMcawauXCdrGLmoCuAaTwxz9ZRbaintXMgSBnZFlYnrtYD+qnXC6oxhtpIq1yuTsIXIJWeF",
-	"VNdmyNCU4irUlZJObxIPMFZ3osU0EWAvYMknqCxlpYbsMoq8ASmEVflwFe6aX7UwTGERpxE4tsT6VOG2",
-	"EZMdiCzPcl+wh/mTsIsvpbHxd1ij+H0heNn6FsnyB/S+NsZw5Ixi7rVjw3NeCq8VhuTYdvoGDBgRnQ+k",
-	"HR0+T9DDhBmSI6/qkX/dJ5v4XhzkgUoYzGcKvSI5UCIWXJLM6baSWVC8gGd68/U1DRPyuJFIXQa3yMOZ",
-	"8FEEF6RFvEZIdHlhBvDi1TwXdphSoXK0ZGQ/jiCiTIokeD/wTGCRsDvAQP5JyAn0PoUE9HxYU7WEQ33w",
-	"DftJfudpBY/HtrAqnI4VpWBmWplqgbwAmSA3RpQWQ7z9cW+xDizeeDUfRoZjZak1S8jTwdrpQcCYx32h",
-	"Z21sOR0DiI5TivJSF4VLIQPFukaj1wyRjbgt68wIcjqSx613YHn3CwqO2tM1gZFdPpCGsTeTCIBeptg8",
-	"QirswJKCwcj2w+nb/yDzu338MR0gCQJnRUOcIMRxhbE04JClQegX0liqfC8FXxiqREFcZLzw2ValQ6Ut",
-	"5WwmSvP06QnKa0pGpJwEHwzrSGi6pNfq3EUAEpSJKb8FyMhuq/VJtNdYP33rbanmZqV+Z7EsHHf0LfwV",
-	"yTcsD/cAgcHASjmbW6fLo+aGGc0oA5s8IEdcUYUvaCuJP2hJTEe4i8TY2EwrcRq1PEDPuRIrEHxPDC4V",
-	"B336lGJHCHGDkQHIcWAFVQYQRiAEEAo201R6jzLaWL1EBo4qg8XTqzLgt2N11ioOj7oYuNhVjhTivzcs",
-	"tbZIkfWDFQHqlwSBAZKF1yXl+Vj1a+ZDxf0x6ojzqSh5nWjPNYahPI2TrkiatGNlQVqFjgGxXuSQ0oGT",
-	"hljGuECkTmJOhlQ4ctA6E2Z0s7DKi8WgEVELBKeVhKemUkkzF1H3DVBPI+nqC6To8Vwivx4rXz8lDS06",
-	"ZAmRVbHUpWWVysG+rE9zCuK3FIKRtUDEaFA28CwTSytyp/fBSE+fRhbK06fYrirXkU55Wj/ZabqQYL54",
-	"8e7y7Pufrt6dvf7huze/XF2++en8NXkOMBGphs7rjIiCrZriAAFB3YvM90hXaKung1MiHEB5QxKF3Tka",
-	"PcNl8HoRsY0FS4iq8TMBpNSexHenMqT1uGHo7BTr07DntaLt5z6i5B7yaYEQDX2kxK3EshWVO6YClKiQ",
-	"3UagEynUuwhKs8hd4F6W7N3fz/YOj7+hYfRiyeFXqVAgUlsVuQCLCRQOr6aMVfphjDGkcS9hY4pw0J8u",
-	"kjTu3aU+OYBIBCgx1772rJCZUEZElubZkmdzsXc4HG3YmqvVasjx56EuZ/vuXbP/8sX356/fneM7mO5l",
-	"i9hmDcg8u3hRFyX3TnoHwwN6Qy+FwpzT3rPhaPjMZRChbV6fCHTgaNPhb6Y9NvXZP6F+VMQzIpMxcQlS",
-	"JAEiQeUPPO0W5uLFAqH/2PYKgxBDqV0AoE6PVegt12wcMRelGLLXYOpt9y/4cxidddrFSGsL6PB5GCEb",
-	"6jsXcvsk/aE6W6LcbXYUPBwdfOI5Q7OPLc2pwo6i9ECBirhzxzPsE9Dd0Wi0bdKwiv2oKSK+cvDwK41m",
-	"bPjSs4dfqpsc4hvfPvxGq7kevHaww0SheR2+cLzLcjo6jd0lveNd0Be6JOILz3ZCXoito8OuWix4uQ6E",
-	"XR9zjP/MDDqOA5d4D++0tGJiGaBobDKPHzZTeZKGHiZ9GTbWQKNXp6mV9accBJpUbFqAggk6gbPdvRng",
-	"46c1X/DZtexFyxoLwVekWlDyxqrW8lCwdZSGd7CBhnLZ2ziXR9tQkf+3PxpHD78ROmP+F5ApofFBMk16",
-	"W4OntXZjhAV9wiTO59NmY6xPPpdAMehZbxJC7TXbpILRJ+POu7Hlr7T1cbT1N2F3IKy4E/KWTlj1I/t1",
-	"V2LsQNX2KIS8zR3IlWzfhc4picQnrm2jx+9dnt7nJkqa537K9NB/pdBPSKEeqRGl0uePo9JkiyHwCn39",
-	"HQmOU12ueJmfoEkYGnn2G7mNCfXX1CVGV70Hbayw1SeYlqHB5b2tLE8aq8fZiUXPtDDok0rGymiyP33e",
-	"Gi9KwXOw2ZUgDwibiEwvhOsYOeNSDYas1ZIU84BWOjgZlFiFfM5MLxbSWpFT+BVdUyr2XLRBd9qOT5/K",
-	"KzFWBAk2cuzfE73IeDWbW1YtQQdCT/XplogGeWJcNMP5SwAlejplQgUFCY0ccsQTErTzRc258Z5Y8hdi",
-	"gHAeh5ZoocGPmNRB6WRLngSiuOBWlEP2bq6rIoAZe4cw40IKTNZfzTFa+LCDiJpejpVvIMzOojajDmRj",
-	"+dr4BqJ+C08Z9yEpTCqDLdCKaqylHY7Vm1boxaOtO15TCup4PZ1iC/EudbEjkPa5bMeoJe9dM4Rvy0rc",
-	"/feSB5GzIEOYk2Zv1By7pPx7yYyv1meHYHMHxAWNd5JxHdoUhQvuM0jfCgpZE5ujoFCTXZ/W4Uz0JJJT",
-	"WelywYti7SInzlbcVL82w6o7GYf42lfj8BMZh63N7VLpHaXsaCjS082cq4Qcn+izmO/Qfm6sov5zp5g2",
-	"A/CRmE4x9yXFcBA6QLhzZGLwMO8KMXWJmY1I/+dU/+t2Zlt4PWHtK01/HE0Dhhv8cOp3toOWP4PWz6+F",
-	"qekak6fruHvNpCOvyUKaiZjzGxFiW05fHatIYXW5ElHyGCX/rThVjPxNs2uJqc5qb1nqTBi/dJZr0PXw",
-	"g8s1E4ZtBMexOUAEllbFOnHmQp0WFTRFCuljJD9W7zbdgSceDBAPLgjKmjFQvMTAHWlpxgprbRjPSm1M",
-	"nb7XRwbi473hyPv6IG71QmYgdAZohLiz4Wfvp3wpU+bVu1OWBl6QJpha1e7bwW1UO5+MlV5SmctJuyca",
-	"pcFSzcMAAavzf/yyNjrjwWa7cvxAH9QYzLe/S6gs185Z3zfEI74WuB/WIwMeBqdMUR/6sYrbtrVnDXSA",
-	"QR+kBBeejPKSmuQ5VrhvSq8UBqvriLvS0XMtrYABn4FfKG1I+nQsamA2Vj9JlW+2zQwRysPnRBON/pnH",
-	"o2cJ4YOSYeJbUcaqn0Z95tIkpLAcGDLjLs5ePTEs/WXvLbfiJcy49zT1KTCnHV05PTDHo9Epya77866o",
-	"5tpNY7W+AgnnewRjtljq0oWu9HRaSIU5ipVC1F7RrKdx6zEYx0MVfnfpjU8M++XVy7FKPec8j96PEj/d",
-	"MG/PLs+vXr549eLy/Af0KqQvXl+ev3199vLq/O3bN2/TgYsI1jQdrlDC7DvXJJHaI8aNJ8B0TbHJYt0L",
-	"ih3WLffG6tnIZ23h1RDeOFSkKhom7alveZoV2jiLta5nC+U6XIVIcz/qCYIyvwkU0oerTxoBNzir2QZm",
-	"dkXEaXxztzlXeSFKv4U+udHbWU3EjlWhZ1IN/C0Y9T0VzlUgiXHxTORssq7bXj4xyJxc4lBgTkoz4k+A",
-	"zpoxDXwXWFsXAkhhOrO8xoriOyddjWKxLsQQGccNOz0rica2K5mJuIus7yzrdn/rGJjiRBzKNuoW3GUQ",
-	"Y+UrIsmB41O5mBFu0+1KM7Piy6XIB0m7vekCJWs88lj5rDeX2JX6stGaFA8GnbC6UBgmPFIOBUqyANKc",
-	"53VQHBmP0U6fdLV8PpHB9wn0/MB0+zMaWaafyZfR6FS7kzPj4NPOfa9mGwXBZf7VSfH/hZMiD3YbpnDe",
-	"Y1du9U7sf/DXX97t4qgIjDbyS0jLVroqcgZKtlMcO30V27wUmzneX0PYX9xLoZXY2Ufxp+265MGH/VWu",
-	"neFJT3JbI5Tnjfz3XaxDNL3WlDDW9Ke4a7UwRkKZsV5iDdm567AEZF5HX6RiE+w0aPwNWAtZFDL0T576",
-	"Io+wLaeueDWohVQ/R0PSafPNnEJxA8UfSNEKSWwUZ5LWaWvNOgB8thnhCB1r/NqwGTR2Qih1NZuDft4I",
-	"eKANh73jmJnrlfFmTTRyhAhLNuJ3VCMQLNNGsQAqOv20u38X6vNbGnOlzPB1VBvp1Z7BKeNkJvjAVvMy",
-	"QbR9EQ7qJruHPcBg0enTZlMw0NffuW7IZFiB0sRLymZ2HZT1dKzSM8cdvKGbfo+9qOCvd8Lu1Z8uSn27",
-	"3tt4/Je9s6Xc+0msccG/7J0t/rX3zlUt7mEGKd1BqKduT12LKvLTKb4QTm1MQ0sHGBa1a2cTwTJI8b0W",
-	"6xQ3I1ad0199bcf7lNRssEKRfcObbCoFjE/G2Vi5sg/fJ7g2UL0qb4KRVl9UlLb1e4bq/RMzVikVzb2L",
-	"n3P5z3Yu1o5cGy4H4+OpO9vHfc5WpVYzdi3WA38t6ESgglvKSUWdC7CcVuUhgkbOzgccmx6m3gZXbHKm",
-	"N6pYN6uTfA3L2cWLcAG0b21WV4L24ntCP6JJK7DehyDy6fs1O+rH7VWfmNiJM9gGdNwlMLri9DFN7XcB",
-	"NvAxx+ClaV811AVcaFPYgIz6Ax8/fx53Cx6Nujrg7bCvyJldj1COzd98WFEan1ewFT6pMtEAb7erMreC",
-	"5cVHBAK1UMCtTesq9NBUYVmKG6krgyXkW3eZKtc7AfWV5vfdHLEJMRgyWDMeIPYbXBubvpi8Ax50cnXv",
-	"68HooTbQd+8/Y2Ai7hK5xYDzrha39HbPga/67UdHLJqsY1ukgGODLq/wul359Fl2WMZGV/h/6vjIRWWb",
-	"nQrp3lTj1by4Ks7VcyFNRxXiTee0yn2/g6hovV1V6vp1uDqyGZgSoASwWamrpUmwRN8kWEgRDWlOGWZT",
-	"J95dBL9gSfMpK+RUZOusXUBvTmMlgkYZJC4tCHsA1XkwToFALz79lsS9jkMWTVzkh23GEqb0WPkgq3+s",
-	"VeoXKOjEOzgXOqd7UdpX1Cb+4p2xcjfyIu/FshW5EJs5ZAu+ZjONWzfoUj/i4sf/+jTfKGkGCfsrv/o4",
-	"foW7+ycKH/Z9se6+K9Pd89e8fnIuc9YsBSZlB/Pa+E5XJ2CbUffgZD1W/pKLRhtA3rqWgnxM2Msk7rAg",
-	"a/bj7s0AA47YzIoX15hLt82ZHDlNHQ/qp1N+OwwDDY3lpbNHMaqCPyOTGrowcPwUhdXqEUIvJrzWga7c",
-	"GNQJi2NfQ11fHBedVs+ZqDmDhxkWHF2B0efs4ocf/QUpwAtdX5pwgYae+rtR3B0bkfO+i7tsFG9/Jnf6",
-	"5s02n7mmLFrRFo4WE7Xb0n87T/pjXeJfmv29omZFNV8JIrXVZyBijJ7zdfNFd4zMjnUNkT7Q7gQRt4Hw",
-	"2SLEN1rOwzjzIDAX1ue+ZbTSqxPmWlclzeZuIYV5kMTNH39++3Ks+ve3VnRvxO0j68pTktAY507iHqhj",
-	"RehM0KOW1JenYECPkqZDG06feLzZ4IJySoL3bayc3qUsxvYaEcuMKzYBbWHPdY2crC31n8I/+pvNKnIt",
-	"DDCrui9eHZXerUMZ6xu9EBSiUDps5Fo4V+UldfmkCCSPbrh6RCuBIbvAJux085KzqsnOjrsWYoMFDwBM",
-	"RiIiMsUpip+iTZsO2T9pQOxOkkQZIuhpmEqVm3hJjfZ1mAPvu7Tg89jzpB+nDwwaBdHcMKNJZLpLv0qR",
-	"6RLVZ00twULmUWh55ZuJuF6pWE3ADdUxYoZq8MLj4gkdklY/ZKTxAPBSmLrfKsWiWOlCT9I+4IrzrV12",
-	"dsW1Ov7VzpEv7/SoQfmCXo9k67Wd7k5I1xMukJbnDaUgJqZEu1liu4n4WPXTgxG2eHo2Mtj4ob7fM1yM",
-	"deLTOnyIkC406VgwQLXNr/gJ75f8rA6hVq/KLbrILu0oa47s+KJjhl9NsE/kMuqobNoSHQ1Kxif3FvmR",
-	"9z/g5l6RB8lB9FH2XXJ/S18numSeen0HxHvNi9x1LO5keuB67bSYTnbZfZnndovzPytRiUjeI2eq1TKQ",
-	"MQm2FcNonWtwh1AnPhWXbiD1O/rz25fmxNd+uaykmbC1MPc6G/4NSBj4No/TUph51DAdY2Y++pbUpW+g",
-	"TlCs1LqCvXCmqQUQeZJoHhKJLv2+0Qc5dYVuYNnJmVS8eGKG7MyJ68PRYS1csSlxzjK9XHf7jTrba226",
-	"kA4/Na9zLV27OR2A2+jonLiFfGVjH53ZgXRdN8QjWsPj0s274q65yE2a/XJ/fQ9HlNp5dalW1ESubjBb",
-	"N73qp+i5KSuVDhrNhk729w8O/zocDUfDg5NvR98+R7+TA627+0/CpDJLkdmEPI54Ap22GJjnMAqqBb/Z",
-	"JstzF2R3BwTIfEFP0pysUOdPDpkg9SQ+WtDNVVs9rFytvHuVSsg2X3SmcP1uFPzMu2RTKHWIBndpO1tG",
-	"R3++YXO+XIJqF2WRkQWkK2tkLlxJdPCODKIJgvHdvXKwkT2BNYRns7jXmdPCsJJLI3IyKjut72SsnD+P",
-	"HISU5yMx+77lb4ycaaE5fKP/YrtBKOwOtlVM2H09Fze7upFd5gQJGlrYxNEZNGPVcfOGccaUewlv6erX",
-	"BciHo6NwxQjmeCTsaHQQ7kCBT0djFaoLoqromVYCk2GwqyZY23iDGUEcocTVIcOaf377EkPTgqPwwhyg",
-	"5j3d6c/LnFvxI789q4dIn5iQR3xVlQX1ecy9DYeJ6GPlhSDItsjQCaeKo3ujPlRjFSn8njfdvb/7fwEA",
-	"AP//",
+	"7H15cxs5ku9XQfBthElPkaIuT0v6Y5+6257xtu322urXHdv0U4EsUMSoCuAUUKY4bn+s/QL7yV5kJoBC",
+	"kcVDPmf3eWNi22JdOBJ5/jLzXWeii7lWQlnTOX/XmfOSF8KKEv96wqvcPv0R/pkJMynl3EqtOuedq5lg",
+	"U7j4wDCZDTpJR8LPc25nnaSjeCE65x284VpmnaRTir9XshRZ59yWlUg6ZjITBacPWitKePj/TnPb/33Y",
+	"P+P96Zt3h4/e/0sn6djlHF5lbCnVTef9+6TzmqtsrO82jcrQ5W3j2n9EZny3z4gUn5uZ3rhQxl3fNiZ/",
+	"zz2Wy6j5zsG9h3eZuVZG4IZ+z7NX4u+VMBb+mmhlhcJ/8vk8lxMOoz74m4Ghv4u++i+lmHbOO//roCaW",
+	"A7pqDh6XpS7pU+tTL+ljbFwKfmuYhdXA55guGWdllYtB533SeaLLscwyob7MsKy+FYpJw97yXGZsXFlW",
+	"8CVT2rJMMzuTBkf1VMFa8/zzD+pSsUqJu7mYWJExAbfhCJ7JQtpXgk9mQAyfaBTxSzeOKM3hruuSbkvP",
+	"ce8yMc/1shDKspnOM8O4YQVXy0Di+IvE1bxgmciFFUwrAbu94NKyqS7xb6uZuJvLknb/hbZPdKWyz7/O",
+	"LzQz1WTmuQTr+vEEosi0MEgIMJBS5z0coTs0V7IQuvoCZyd1B+fa0hfd+ofjpLMly2SGA+VlKd8KtpB2",
+	"JhUdMVG+FeUDw0rBM+ZeccGMUBlsDr/hUuG0rrR+xssb8WVOHY5aGqbfihLHiSTG9JQdsufyez+i51wt",
+	"3XqbTzawlfduXnir9TWQ9LVba7OJ9KU1rNDGeloShnXTfr/gd/3wS9pLgPRr6pqUgsMJDw8Dr2GFVJUV",
+	"+Lh7tE83mv5clH26HN4lDeNZVgpjYEcts1rTIVyUWt3QhwzrGiFY6qb9K1y5wgtp74KVwpZLxqdWlCx9",
+	"BX/0L+GPlBkx0SozIKRmgmdODYhuWZdwr+kRONJ4xMdiqkvBbLmU6sbTWizCnIySyoobgZtQ73s00H+W",
+	"rd9zuQ+HjFum1UQksN8K2cpclOyRX9SETXSlYPfhqCJR8KyQil2+fPrAMO3OLi8Em+vS9i6YeCvKZX3o",
+	"BS9xSRVLLys706X8B65Hymiv4GyVYloZkSWslDcz66gOuC8MNmGVsjJv33M2428Fm3NjRPYZ9n+zSlNI",
+	"JYuq6JwfJu208Yvibrriy4gIXDU8bcBfST5IA/vEbpVekHLwi+Jvucz5OP907DN652YyreqbHG8ifs8m",
+	"XMF4UWQjh8m45WNuxNc58R+146aawyEQ2XORSX6FN31JGQUL+W+vf34xQA3fPYoatM6Wj9VEZ6Bgry1N",
+	"Wtnpd25X8FXcMCvu7AVLYSMencTXFpy+88vVk/53eBssm1CwMr934E2dpEOPdd6s6fZJ54dcT25/mHFF",
+	"ApxnmYRh8PxlqeeitBJ0/inPjVid6eM7PrH5klSzKUt59pariUgZVxlLjbApjGQevQZej/esz/mvesGm",
+	"vARyKPRb0qUmMLQEZs/ZXzTLqhJ3inXTs6FJE5YeDgv8z+x4WIBISocmZWWlyEZY6PKWZZVgSi9wTe54",
+	"MYdz1jkcFp2kU/C7Z0Ld2Fnn/PgoiY2iLlhEb/7UHY0G9K/ev3aV+aMyf/zXf5o/CvOH+aP4Y9br/anF",
+	"Wko6Rth2E04qYzky/5U5MqsvcBP9IWiYoKB6JaSk0dE7Ozs76w8P+8PDq+HwHP/3H7jWU10W3HbOOxm3",
+	"og/PtZqa7hc9/puY2EADz3UmdlnDNNpueknb6KxofDztDVg6LfU/hEoZzDMzzFiZ505cSMukGSlHABnw",
+	"RSPseb1L3CK7mVRliRJSFoJ1OZvyO/a3CjQk+FUafy8IyR5u9khxi0umxJ1l7gOsm448tY0652zUGZpR",
+	"x1GHtCg9NVhs+i3wG/gaTKAUPHc3wR0jteB5TmOZ5xXRlZ5OjaDBug8YJHkj8JcMBCdXpJ7BYHGGNJMH",
+	"ZqSMFXOT4NWFGM+0vgUbR74VpXQvAj4rhaHZsfES7hX51CvnfAwD547pJkyrkVrM5GQGkp6VAlkau4HR",
+	"WA1zncrS2AG7ZKWAgc8ra5iQdiZKNuaTW+aWz1g+uXX05mavtJvtgP0o0BPjlmgwUhGXoW1Hbs3zdi6D",
+	"mqijl8h5sJXdNFkH0t4utlxT8vukM5V3tirFrmeeuNvg6DoLdMP5zYDP8WCnsm7amJd34aQ9WPgpbHt0",
+	"ktm01AUdc1rc1I3PL2ZgT0bN+6fZ0eRsfMiH4nh6wh8BE7+f1ybpWJu389kcVc5oZEB9xnEXoMucG8sq",
+	"I7bxXmC5yUilhzP464hY8DnQUi7g8cMigT/QPvnz0XDGusdDlvGl6UW0dDhbm/zh7LOx5lbWRxvodu7D",
+	"KHOPhfYUs7rSaKFJrdZXem0pR2r7Wh6drC/m0cnXWM3MnQdcxjz/edo5/337EfQPvE/era4taNG7xJJe",
+	"KFK3LxhXZiFKkC8KVZOJGLQOvdYrf3ffeLM2nzc0o0woK3ludo3CCsWVBdbuHSgTuI94+q1YGtSSMlFo",
+	"MMz9Wwegd7ZoSlOO67eiPs3l9a1YRgZwfdxBx7uuyrz14kQrRcO5llnrHcCdWi84IXU9r8a5nGz4/MqK",
+	"hrEkYcirY3BfbH3/mxbSmvNifT22zvlWLDdNFi4ZMSlJU1vnnIIX95okPhC+2Hh/21xKYSyvSk5GyD2m",
+	"NMmlUHbTrNzVLROrP3x9U7W+ZfMc62+vfmn9vW2TNlaXnIyMlRlXk9sN4xUqm2up7H33txQ3kqy5Fu18",
+	"4+q8FaWRWonseuOQVpYnjC98MiKCsDrubS0fWF+nlQ/Mka6AF9QL2KCftpUm23RtnScbFfy/Xl29BPXP",
+	"VibilsGaTjrCv9FrfFJh0MM7uTpJp4r9K2iKuFhM0lHaXk/RNQ+3BaP82hni1/g9mnfkrcYQlwudtKmU",
+	"hTDG0dPaNdyUNq8DzBYscubuYN1XT35gj86Ghz3gzqvu8QeGTaXIM5DFKGYTtvBuOWnOQccbKc6cIpew",
+	"9MD982DOi4ObUldzc3B4oHixruVtvnWnwMKd9LtSr0QbLWDwtVWQ7FSL4cnLl0/hLaAxFHPb5ngFvl4p",
+	"264AoYtTWmb5rTAXbMgKwZVhSpPXvp3YnHv7muNL97Fpk04mct4uFolD1Ms+zW1/eHh0fHL66M/fnfHx",
+	"JBPTtjfeSgol7Vyin+DG90kHlpfbTWwHfWfX3PvC1tnSjJOlUs9XV+M8mqyqijEtEKym2rLg3vOMgana",
+	"tuzhToC9aTSb8hIsx+AdRqOxbT9WSI/Em8SzTBvvx9PYuI2kCATVeiovXz5li5k2oh6+9fgAop/Yr3UP",
+	"vlivcb1dayP4deaMYPpepoU5Z2kJJIeUKrKUdU+OznoJa7hOWfd0eAw/elbVx0OZjlT3dDiECybXC7CQ",
+	"slLPU8YnFlbdT/GCpU796WcVuSIF3Ox/LIUuM1GioeV/m3KZp97RP+V3jE9wIx60+ROadno8H2LZwflc",
+	"M9u+Zysw8k7SgYHXalo9zug3N8zoFxjk5j14Jk0LT8q4RbertKIwex29Tm2D8LLkyzVqxVdupMUPs/Y+",
+	"nHWuE73bqCVzdzHOVvaZ6BH+bVj3kEl3KmRpbGT8HQ7IzHMO8eEw2eoe382znSxEj1rB7WQm1c1mvrJy",
+	"UIHR65LxMbrsME6lNEuRxaVOBBDf0Uqsjhz+Lxr9sG30gdtvMLm5O3ZuUA5l4Mff5tXwnorjYWxTH5nB",
+	"Z/QTf5yEWYN+hKtPM799FBM0czG58LvRWH3/xMosPf2Ev5Od8qyFm3J2cnQGdHA6PGZW5DmR7oTnuSh9",
+	"2KdtLxYznYsQUHSMbiFBv6pdIqb2Lh3O4pPwWbcsSOn1ozyZcQzb8rF+K9gQjf4wwoRZWpLVs4QHGsQn",
+	"BSgmeWXkW/HcUz/FvNZVgvrAtB4VryqscEMkuHZuePek9pXeIwT0BMRPHUMzrIthQzzyXDFd2THo/eyt",
+	"lhPB5qWeylwkoH9IyyZcIZqklzAasGFCgTDKRop2vUgoXCqWhlzq4YVTficMk4pxdiPfCuWtF/ZyBrq5",
+	"fx8vBbvJ9Zjn+FE7EyPlnZ48zzXIMcNwzPQI63qv7HXso5nyu4F7Z+pcTEjNBRsv6a3uqQeGgQYPTOQS",
+	"hbNEMBO6g2RR5dzqki10lWcUKc/F1GJoRKE7kGaRhNj+SHmRLt4CX8DIRf303ytRoauLjghfwvD53YB+",
+	"B0UC/ipEJvlgXuqJMAZ+Hin8HdZeqpuBsRzMsdRBDvCa4+6g9uiSfgIZJLK0ByaQnMwaDmR4cKTcQxh2",
+	"QGBCTRmRcvLLq2cO34UoKWJFOD1gwygGjVuPevq5vuldMIoGUVRJKjbNEZ5wA6/RKrjdGoEzUoBavWgt",
+	"Dr0XsHfAPT3ZYayO34oLtpEu/NuahIEITa/IxLz16LudvLXgd0/p0cPhqoKTxDFr01CX7qHDEF60MbCj",
+	"09OdA/OuOiAF/VaU3k8Vv2Z48t2WJ90DzVX3vLu5e37rpRrruxWm3vqVFW6Hc2zjdvHytqwvspYPXdho",
+	"c9rFBIzKi+eaZ0SPkaSgYKcdtAkhWH0gxFJw06oLsBQYOt31Cm9Kwyf5HdB2ghhKzuhM46/drA7wTQSc",
+	"42ulr4mk0177QJzLeN9ZOhYLPIw7HBS8gnUd2/eMLFqN9g8jR9tNSwSMmusSbCODDgCW6UlVCGX3IShQ",
+	"HG6E2fyRNbV7p95NDD72pBGv7rhJ1Wy6k3R0KW+k4mSsOW7dQe2XeHOHaEFkrZaW1a1q4uPB4aMTtxUX",
+	"BCoEPcRLzCadsMlMg0mOYe/KTjRtK/LhkVphxMRqY173aNcZjY9LCAhY3QkLtfP8thxgN5WveoRFIPag",
+	"1DDSs9f2qYUX7xYSn4TXtUXwPkwPvGSoRIBiCxsnHHtRYuEZOkbFUNFyQMWFYm/1hI+rnJfLhC7NeWmZ",
+	"mfG5yFgub8VIITOkJ8i7xMY6k2BiIp6EVt1xDj33u+IicU638ErKjBv6zkjRG/Fzkry5tuTK8ImLxYLu",
+	"7veWGDJZ4A5Qy5S2oMUP2MtqnEszwxGMFKhwMDGn8aGj+TVlKnj1YUCWHUX92FgYmTlgIJhpA4YhxQJs",
+	"JGPPRyp9N+rMeTHqnLN3ow55ieGP39+NcNMJ2jK96+OlUSdho06pc0E3jTpCZdeVEeWo8+b9m/fvgxOa",
+	"XD0/6smGqGZN19EkOkkHeW5nZu3cnB8c3Eg7q8aDiS4O+FwifqT+xzjX44OCS3UAMzMHbhsOWhYCWW1b",
+	"9HO7aXwXITdceHDbAy8vn0cPNGNwbUkn/jrQnlZTeVNH5hWTBciVIE485QUs7kh106d4z6vwoh/it6BI",
+	"ppXBh87hi7oqJ8RgDHotEAoJhxUY8wimI2GF/BlxdFYPFXl2KWxVEgau6CVupCJjUjm9POhYI1U/es7C",
+	"2wOy+C+/PP3RQV5IeuIt5C7mE8HAfkfRYGfO2hopBECB9ROWhqxBsP7GuSgifDFDSz9hqQvGpDBzmDKc",
+	"IwItIbluCyVuRRXQbWHTt/C7nWH+SOuPWIPzeCesUplLR6DNi2QDu+GE9SsQBKbLW+BEIwXMUSthomcR",
+	"th3sR+c+A5sM1legNau0arVptsEFtkjAd22hlDbXPBpDZOyyFVsXmb23edYWeNVc+YhxxK96wGRmWDdt",
+	"gArS3gcNMVIYPmJ0wefg/ArZB4zl/b7Ah127uh8f/Eks2+diRPlWTgQD0WEefOjmr7qfYMwfgAz42I1x",
+	"b3ngBvwhFLJrudc2ZxMwYSP6YH2tGiCCtmVrOSATsB0+Yrv2IMe/1vj+TasRtO51m2RFVV/x31MCylue",
+	"V7RPE660khOe4+ATRosB8iPjE0sZJmsDfKrQRfikjSFO+Z3bmbZMZMr39X4kbwJ1EctL/jnywj1Ahxjy",
+	"mwbquqpwy/aHVjmTKjYHnfGdId6zBHmz3coDC/U6RHPWDU6yArcTm1uVpgHmx9b4xJut6/2BuF6e59fe",
+	"+39txCaVNEdjyCta8NRFQHFL6yAZLBMlLB85FuBGGD3lTDWM9e8eney21r0K0z6glz8+YX67EkYpFnUk",
+	"6XDInsvvezXgl6XoTWgC9cdLK+7nWjEC1IXIm+JNenhnBAf90+HJ4enp6enw8OiY4IV1EGQ0+tPvh/2z",
+	"NxgBeXeYHJ60I4gj+lzLLKV5p8Fv1DsPpwY1PLpOKt4A5o7EnJ5HlwgF7a54NFDKbFnBE87f7JOT3Kxh",
+	"31lW6jkIf/r1miio1PO5gCPZDHl/wHnaQIB4ydOfU4hjGiBVTWmWerpJYSkwPvERodpWP47f/TAa7zWN",
+	"AAGR44GSFWr1KdlENs2XhZjIqs8byJOY372pqk2m/JuuwBz9vspu2nJnMJyIDoJ6aH+jR9itEHPTSHp1",
+	"V/pCYRYFhjvWr8LBM2nvnM25sSEbAhiZM2nyTMAFegmq3o7CyDJJRoqziS5c7jE84l79wLBFKa0oGUb8",
+	"KHsHZIhP3JSK0CBArW2qPA6tnQSRs+B1/OKtmNdDtPxWeNnlc/YSGOK8RIciWIugaZHYDBxIKvvopB30",
+	"Ry/eMhL/aRjHHtgh/8LETfHNZlJ4rGy53Ahb+ygUUBA1pKPsgbcqhJ3pdn1uS0geVqk9Jo9mP+uKYm6X",
+	"wb4LEWEMEYsMLb129zcW/Wgbzd8rUS43uDP4guFlRrcnTE4ZV8vWD3gk5lhnyw1otvqGaxElMm6zOxpJ",
+	"j6svsWWl0GqKvjfWOhdcxfdG2aXbPuWV1KhyybbJRHd8xGzit+ycjrv5/vNxjAxRsm2scoWaqK5DVieG",
+	"xzkTPp3vL8I2U/lI6GIiGIZhvUPV8EXCxOBmgNfTGvCXhrAA6GJGKOe62Q+9acTf26kWOMbygWHO3aRi",
+	"PrsnF6sjLi2i9V5riEKzzgfsxjlzuJIXLDUSM2CnMrcYTQHJ2xvsvRBvpc5rV0mL8geMo76JIarar4sf",
+	"bsxYpCUhgYmAJgIE9c5HinzuuLQLdDBJy8alvnUJqPAtkFv47iqvLyfe8UivOxkOWVeXI3UyPEnYyfA0",
+	"YSeHx/D/TnsuJo72W0aGJ9LFXhg/Jwv+j5/vTrgf0BFmnHRizhwYeOLLJTmacASwcqaaEmKd9bSc3hWO",
+	"uYk/bmR5q1xqI0/azGYatLNFsL7c4Gjxmtce++HUNBCl90FsNiR7my+AVKLdoMSIhzWVtIWItDSrUTdE",
+	"svfKIiXQjlRK801ZF89rIxOP6ZLyHzFZtrfCxjyf2Y5PVOLObsLGvYT3er9uoUsRho+C/wKLZ2CBHcNS",
+	"TuUVnNOG4JhghuzF+/bFwq4dszXykKqVS7pM9UB4TK5gtPGwkVLiC0MgbFzfSjhnSOtvtoRE22wwV1kO",
+	"tskVLCHfEAYcG6kdId6BdRK66cGU3x1YnfYuGHLIkQq6F0EOPQPVZajgUAiumlGISG+o8g2jRG6JrFKt",
+	"8ErEVjOXsMEWusQaQM3qBEWFdVpq9OBwuDMjRCpfBc6Nq22j10t2tY4e547i/GR45sTcjM8x5o2P9daz",
+	"FffKLWLdk+FZb88Mo0blsHsmAH14ukwUI7xfBBwdQpfPmRW8eGAYRWoTcqC76gCRSz2pazgpiv4igH59",
+	"Xek9nxfmFZnwv1/2/4P3/wEGfP3P68H/7r952OogwlDz3hLg5eXzVzoXTVzCox0y3RM1fulD4CBu4TEM",
+	"btrq0DT2BXUizgoRu1doF0iJSXw881YskTETepSDqgyiBaGA5+1wwTkvButQwRAA1MZF/+6hI9UE6yby",
+	"i3FG645l2bAcf60KrvZejMH9h7nf+N5vPZs/ieW9oi470n1jCtnNTRp375/z275R9zvPNTfYsdZ/gRsR",
+	"zBpHrz4PHtUzmR1DgunCiPbHLq3QzBdZqs85mehLm4HH7nTF+AEHOmqcta171HbcPe9tes+uEXpCZgVi",
+	"T8IPmcjFDRr3a5eMmFSltMuWe9cuefxRqwCPF3InVcZSyouonfIpKkTxscVkPiQrddJElWz9VnQrqENY",
+	"19S4r23wT7iKbVQh1TQA+ZXKBZkR0jDE2lBpqf1dES3ya89COitTWU3ANeO7/vH0jA8nh9mROBmf8kd/",
+	"bhsAGGFAO/dbcqUXO+t0oPcGbT7Y4JDQAL8ER5e4x1K11n+Bb15dPVvLb1qpRDYbFkOzW72nogtAszRF",
+	"+miDKldWrEFDTVJs40+x/2/9uBROvd/7tOy5DfuvMZWh2lI3bn2LpWEcTMTgNyBfXbJrS/bakYJsCtoL",
+	"N7jWdY0qSq3FMszGVGjjc6H1wjQrCGEy43ZZsMr7vwyz+2CW5Wa2Py2scZT2elkfzBuCWyAs+gJLVGcC",
+	"U5B0eUtwZ0M16/YfuPczboKgeO4t6y8C8XaJPxV8ycbCrV3G0HXVa9Luvrz1IzjW0ck9WFY04T34V4Nh",
+	"4fHYdqI+QRJ5OJwfnEe+AjG9n8/gewKmrfs1XSzTB/LrfEBZMldDhmr4ZiyXUzFZTnIxUg2QsgOx14Cw",
+	"AaPPORzYSmYkWnoElMPCpeiuR+/jSMV6RTcdVcPh8SRQaoZ/iz79jJB0/CHtbbCB3dwGDpWXsoKTvruW",
+	"Q+nSCAtCYNHBe2B8KEMvVK81el5jBj/EZRLWc4NvDN/+wNTrzlaWHVbrt+fPavhz+rKyz/zdKWXIj1TX",
+	"geJpNXoJm4k8YwGgXZAT0azl1Dw6PT1+tF8WyXFThz7apkMP+m8e+p9aNema7DanQ6W/qFDhKI09wdHv",
+	"naTzmGApnaTzujJzobJW/94nyubbkecZIya3p3p6uv1yqZ5tPpDWMuS7vLhHn9qLe7S3F3etGvoX8+Su",
+	"VcHesUqnw+NPu0qnw+N9VykuxPKl1udXSq+9rMuTrKin2+qWuIsRRMzHWR4YlhbC8oG7Je3VFeuxZQPl",
+	"ZP3y6ln72rjH7ql7emzHhg02AoSocPWquWFG3iiRsS7Gi6y4sz4m5DF8mN4V0lRbQTKinap+nRHw2ld0",
+	"cSm2Hi2A6f3ct9NIsCoJJcPUmQy9UK3Dx/BNNZkIkTUQz9FI3jqM6jZdx+33Y7z3faNO+0dg691b3ArD",
+	"HB9nR6enh2e4xBz9V74WMszZWF7MmVSTvMo24LdzboWaLPeHZ2G01dUj2WZ7YPTUliGOTDUHqKJ04mqy",
+	"hpRov32Y/IeAVlvKFejch2Fa6rPTQLXk+sbFfvEvbgjSjM1X6lDwvUAv1/txKoT68PJG2FA9tUmACgYy",
+	"4YVoP7KBONs/tfJqdnR3F70nAkXRje0v+eXVMzbXxmJgP4lw38ah2nSJQQsm1VTvrvhKQBE6N3WJpjCE",
+	"FTYUT7FBn/UpWgtmrzHax/6QrrDZMVcZloS8D7/zdTK2gCVe/vz6ykEivB35iQvuURL6vZ6q8y82GPUt",
+	"EDBYN0zMSKhsiCGePuEloiakZV1goqGUFiGCHeyqBeznb7zW0/Yvpkb8PW0yCQrRqlCwy9QNKvY5jRvh",
+	"bW5uDUYQoO5YGWBlcjO3BGj97M8L2iD8cyookLLuWICwCzvq+2zBj5THjcy1l7C0LguDgIs0UG/Kur6S",
+	"IHBYYqK9BhqktX5BeEF7CQPXsSOq3hjXptnzmNdJOUmd6tJwPNASRcdqyzl+pm/aMVTe87C7ypsvAO54",
+	"euJxTJTyum9IdUWBa/H73Q+GFAY31XmuF58QiJSEzd98CqiJSU2DCgvIOeJgS2GbqxTn2QyHvfsuWtCC",
+	"dnt96sG3Fuv1ES/MkCdCcL6Rq82VyylL3DUIitwr1LAL1jj0DuJtZc4H7Ne4bRQvXRc0kWGzKNdpKkCP",
+	"4gZRcC8YcKylUVUvtNhCySx4iRFuN+mZtfNO0rnr+wz/fkB/ULRvbW6sm16+fPr66vKHn64vf3z+9MX1",
+	"1c8/PX6R9i7Ql5lpMgZQ146KkboJD2r/IVWYWF+HJC73PhFsvGTNjgzphe/AZ1xdHee3wurwXa4wcz38",
+	"6q36k+EJuZlI5EyxWJVrlCfupCHZ4p2bbtOaPtzmVsYr8fryxY/f//xbcy1wPK7CRWj8NnCNjECn8Y2L",
+	"+MTWyJ6O34p7VWZY1+Rfh+ZzBb8V2FJTkYfRPQIWC5w9UsJJKqgl++Ep+5seIy4a/sy5uqn4jcC91EqM",
+	"lHP3Y39E9sKXmcX6BdSFjL3Uxt6U4vW/PwtJKwP2OMr1wTCOYtLoHAFTRlishRCq7WPiX11bBASmB2J5",
+	"qE6MvfLV+BMHV/fJUpSN1siRCvXqnJELT7pceHh6xUtLH0NPEtzo/JAJ43GVBT8iKqDuCo24XLKGI7Hn",
+	"nL71CVnZAyVEZpKRmjfo1xnZoN6fj9RI9dnDh5EX6+HD1Z4lacIi+L9H/qMDcr1/ATcjxTa1MGDddM4L",
+	"V3QO/uPWB/5ZL0DaG7AXzrzWU9y8eqPh7W+lkTA/q5k7nlT7JXyMJsUpeIsTWk1fSFh7g6LzukFRt9Bv",
+	"sWpcTiY/fHmlNVEPNRxqCNRdaQPEleuL0xuwx/UOwQ39rMSChE5UwovXWkQ4EQvStc6aDPUBMQCAPYI2",
+	"9AfCQAC82DUKShyTwfjJMmF1mV+2kCrTC5MwrC7FcqluzYChScxV6JXk+F7iB7yg1jXcsrEAuw/bGIHq",
+	"WVbKlahxeQ9ACmFWPlmgwVSFYQobExmB75bYc0m4bUTHMZHlZeb7hmDRU9jFZ9LY+DdsPPNDLni58iuS",
+	"5Y8YGGu8w5EzqisvnDidgQhs1npfD8HACxslPyiN4eToLEFPIZY1HXqVnUSr9/j73rvkSUxQ5JpcL0ie",
+	"l7gKDqV+sakNFCjQwDO9G+IFvSYUX0YidWWXRRbOhEcwO8A7rmu0iK+CpD9faQuJ1mHjnEU1KFmcx5bU",
+	"RSrhTCC01VeBxFRHn5zvfUOJK9nEqjkc6sNH7Cf5vacVPB6bklrgdCyobupEK1MVyAuQCXJjRGkxwaY7",
+	"6hTLwOKNN9fgzXCsLLViDgmz2A+sF1YsKjC5ulpOVwSi41RXeK7z3OVyg4FUL6PX8JGNuC1rTc11um6o",
+	"sOMckd6NhoKj9liO4c0uMVfDu9dTuIBeptgyEesksm4Khj87CKfv4J3M3h/gRd/8VTOODhUaIb5XGEsv",
+	"HLA0CP1cGkvd3ErBC0Pl43EtJjz3ac+lW0pbypsbUZqHD6k+kgqFWlsKD9WZxVf0WF1EAAYJygRWmGPO",
+	"/q7tArS7WTd95W3i5malfmcxewN39BX8K5Jv2PLMDwiLlVGXU7LJQhpIF2VgkwdkuFbUaAi0lcQftCSm",
+	"I9xFYmzsRitxETX6w9i6q/zzwOBU8aUPH1JYH0fcYGQw5BiZhCoDCCOMBsMo2I2mdnIoo43Vc2TgqDJY",
+	"PL1qAvx2pC5XOn5Fnfk8rAApxP9uWGptniLrp56uzCfMoG/c9wnLRqpbMx9qWBcvHXE+FVWcJtpz7VAp",
+	"S+68DSAiLcafVd0FL9aL3KK0rElDLLsKVkGdxIw4qSiyXadKG93shhAH+VAjcjF1ZzT4u6ZSSTMTUc9J",
+	"UE8j6eq7GtDtmUR+PVK+spI0NOm6/GUoW+mQ4Wl9mlMQv6UQjKyz2ALkk4mYW9wLFG0alCgOqpR7bxob",
+	"pim10BcXpDjXGwOHHuvvpquWXkoLdiuxLPfUKR2oJoAJg5UZ0GTCRVo6NaC2qY57TiWFtzx8GBmKDx+u",
+	"G4QX9Z2tJhXpDO1GVeiXndYL59VZ3J2NSmxvszW2pjn3LuppNoRkPGecBq8nEZuvMIVdBmyv3YClY50v",
+	"L9gH27CuKAHyOzgkCiVBNHSi0prAqHiAcyrIkr3+62X/6PSRq21QzHlJ+Swgq6nPqSzAmANdyGtQVNFw",
+	"ojNBtQpRUaJ/umDlqPM+XXNcYKlowkLkciKUEZERfDnnk5noHw2Ga2bwYrEYcLw80OXNgXvWHDx7+sPj",
+	"F68f4zOYB2zz2JwOi3n58mndtqlz3jkcuCf0XCgsRtA5HgwHxy61FJ0h9WFFH6E2LSGNH1wdycCWzqkI",
+	"JbGzyJpNYihOLEP9MaPdwiTtWFZ179uArhfCdJGX6Qq0Azrm0qy01puJUgzYC7BCN7uw/DmMzjpS1a+o",
+	"Q/n+lw0fmIfWhQI+JKNjQDyt5Vj4/vQOfZVeUAXOuOymNGweSnRys2cZzt75SvnPkRqXgt+6mdKryTNe",
+	"5QIOMavUrYKVK7GiISpA2CHLaToJK3g+1SXs5W/Pn6FXICjzuMe96OgNfcEgVxcxqcuJ+uTGUH+20Z0K",
+	"5E62XqV0tYBhS3YBw9q+qBthGlMLBCbdr8phtMEeP7myw9J4GCXOArjazo6q5654v/vhgSForPROQyxW",
+	"rOcSWZDbzVi4B7i3B3nCQhXAh1TXgeVTvF7X7KmPBClzTvMA7W1FLXQ6nTs1T3R5a0YKWKZUmUCEU10h",
+	"1BV1zptOm6kTw8DKcQEDhygFlaVxRTXFPNdLxJW5ribODZ72+wW/68fyrhZch8PhkI2XI+VrNSVxMZo1",
+	"LYiwHKC9u29MSm1M8N65mjkoWZDrAAkH4m13LTuCbjSNJy0z1O0iVKsuR8rhQJ0fkBgJahj0qaiajyPe",
+	"/lyU/UKqyop43pzRb6z7aDhStTGFDstxVTrDH5G2atm7qOcFs2gZsWOq2JcER08aEboXJFV+XNA+BVAH",
+	"Dbngt9F5RDkWmdRBIPh0lVAo4HuHa/kkLetbezCTh9lXFUCRdTQ8/MTfDA1hN/TLDzIN1xytHdx0x8yC",
+	"pALJezIcbvpomMXB9zwLE4RHDnc/8kvcvxAfOt790JPQ5RCfONn9xAttn2ArRHzgu90PuHlcuaaI8Njh",
+	"HiO70voZL28EPXC6z/xDY8bnIpP8ajmnh4/O9vpaDEuE50732aenvsEjPnC81y4FpByG36qi4OUynKBa",
+	"o0I0x43BMHBQyN60xa9+74TMtpWIzhv4xIorhZQ5YFZtQNi1TKykYbw3xBWFApqmfDc0tqGa+iTQ6Qbf",
+	"AsaBp2rx5AvisKcrLryAvMLTZKyej1TtGkCTo6UJYAt7angkOmv84mTTUmT/447sPU4DxmjJfvoaB4J2",
+	"4JMciM6b90lnIzYrylsQFmxJk7hQxCoDZ10KBQSaxDhqk9TqYM46nQ0/mVzaTyB9o96vRr1/EfbTkW6o",
+	"GmM2dqKvb/G08fRH6gC/6koP2XR7HAhy+oKZQQEPl/K4ieJ/cBlSn5vs6Tvbad+P/tsZ+Oc4A34/orNA",
+	"f3+Rc5BscGQ9xzB6S/LtVJcLXmbn6NJ0nvCUdRuJhQlLhwYbzBW6FD44NVKpwdpc6EQhT6LS1iWwt3zr",
+	"vLFI+HUSM9gYbswnt8lIoVnLbYD287wUPFuyDOxPDC6wsZjoQiAcnMJMvQF77HIG4C7fXGahm8GU5kcx",
+	"TmJYenZ2dtYfHvaHh1fD4Tn+7z9cMWPK7y2lFX6CBp0ur578wI6Pj88SFzJYCo49EdHBA+9Lgq8VrFqU",
+	"sR4T4KAAjYxnWY6U0guwRyczrm5cKxtqIBjQfZHXybXfQAA6wgfwc/hosF4vRop7WASxN9ArfSqsD2yg",
+	"O8QlYVOVXOsr515Qm8EoWrK6p05Z9tD7rBJovUvLyko53+YGxMSEVzczy6o59vUpM1FebEBRkOnul40W",
+	"HGhFT6cMc9J6Ac/ggv9EHdrFv2bcnDeaFyIoqenlwomG2GVSAxqTDRhbpL2cW1EO2OsZ7JMfZhyRQrSu",
+	"FFicbDGT5HDcFZTyte+c/wKIIqBhItfr0u2kCVt4wcJ+Y0ICbIFW5J/FHf95Be7hl60dI4I9TCzj06nA",
+	"Ev4t1kYLeOdzuUTg3T8ggXfeN+GftqzE+38uURxFAehQknEJNINbnGE75W8+kn9qH8lX1inc2XIYt0+p",
+	"XrSoyuQ33+YxeSUIiEeMlKAuTYFwUYO0MAhJoXKly4Ln+dLhQZwzY123XgeL7eW9wMe+eS++vvdihS7a",
+	"LEJHZJ/Wk+EjPnHOgauHh267mU+z2tgTH5EroHYYzaa8pObFMA1SNVIMwKQIo0EfIHdRVgRdZW3QnDZR",
+	"uYaQ/JzWI34By25skFe0at9OzVc7NbA5DZ4+9UTx4aflMxiNGA0LJwfTE2tEZC2PIsdhIc1YzPhbEaA9",
+	"TqsPXcclFXSgcO1dXTrFd0bHfoaa3UpMJlR912jXA/UyTR3bq9y6LIBQgGS1aH40LK3yZeIMvxqwXmeZ",
+	"lO4VMMpaCV73uZ/7YYCIc/C0lbgsaNWeaUgzUpjNvhqadf33PRIvMBUf7eVWF3ICgrOHppo7ff7r3ZTP",
+	"Zcq8EnzB0sBtUgQ1rPWzCN1ZzVxMkpHSc0ok96ZRjYnCRDPKKu5Rr5IQOvXTwgLYYNx40kgoHBy4rtd8",
+	"J4KliOMmpNdY2xnrul8c5wz8FatUwzr0LpiiPi8jBZaTVzpWvxrooNlfdiJixHiTPCnYjwAQDKDXWEil",
+	"o/tWNBsGnAyuEKBbeqA8jnYwUj9JlZlzltZwfpGljUA70kRUPCJlp8PjhNZjPXw9Ut3Upcm7vEMPLj40",
+	"ZOy+vHz+wLD0t/4rbgVWi+4/TD04+YKl0nGqPsK20pHygzkdDh2QcDsinipxu8+sowQS9P1QeVU9neZS",
+	"YfaIw9Zc01cv4u5s8B4/qnDdJZ48MOy3589GKvUM9nH0fLNnKrzm1eXV4+tnT58/vXr8Izql0qcvrh6/",
+	"enH57Prxq1c/v0p7DhBV03SmyS9CeRGpyfUidZiJuCEDGPhpJnK+rNtlsSOTePDGSB0PPZ4eLO7geVCk",
+	"7hom7QX1DEKfi3F2fV0xIiTEcxWAdt2oV4ZDdcaDQvpwFQCGwA0ua7aBmPuIOI3vfzfjKstF6bfQp514",
+	"a7S5sCOV6xupeuQy8MhQ7ERFDhVpfCfZulcmrM0DQxgi57fxzElpRvwJlrNmTD0GjNBhXJvCYA1/P1IU",
+	"RD1nqZMf/YDCSjHz2jggznSdPUXvtgs5EUCt/i0uFcPv/sZ3IMCKOJRtZAajZQ86Y2iNTyheB7JnRrhN",
+	"twvNzILP5yLrJfU0plzmqcOZxG8eKZ+P4CD3qS/MUpPiYa91rC7ejKkoBCFFSRaGNONZjQlExmO001hd",
+	"tQyP4/StFD0/MO1en0b+z2fy+OC7I/DLbpfP4af99lbdOULAyOybK+ebK2e7KycLRiXm5Xy8bbzRh3Pw",
+	"Dv97vQMA4905gZVH3hvpIw8zRIqiatrq0dnky1nP7/uGRPnv5MvRSnxqT84H26bJzpuRwDZhAEI1u00w",
+	"gMeN7Mp9LFw0H5eE+W96nSgzHRMhXd6Vl7oD9jjqT1nH2aRiY+wiaFzYhxUyz6WHrtbRwbB7F67ETVBt",
+	"qcoGvZLOs29TFFJnKdJEymLIQ6BQq7RO42xmmeK9zVhWqEzu5wbWKdVLK3V1MwMboxHaQjsU+8IxM9ML",
+	"402z6M3RQliyc7+nDNRgXTdSUVFZA9OorTcX2iQbmm6lzPBlVEHFq269C8bJ1PEhTLARfrl60v8Oi82h",
+	"/Y7joKbBfezvBZNOHzYbfoHN8do1vSbjEBQ/XlIc2TXK1tORSi8d//HGevoDdlmCf70Wtl//9bLUd8v+",
+	"2u2/9S/nsv+TWOKEf+tfFv/ov3a1TfouY8wj1akSETVfWoSuJU71TUPhN3gtWgjOroNpkPJ+K5Ypbkas",
+	"/qe/+8zhNymZCmBJo4CAJynVwTgDc6RcUrFvB10b2d4cMcHQrDtzpKs2CkMT5YEZqZRKMryO73PZdXYm",
+	"lo5cewMW0dLfquym1nIxrJ8J2EpMhEjo0JJNjwhOMxd5LtXNOeVydCl7g3IpQgZVCPLJkgkz4XPffhbf",
+	"nMWI0FxYbDM44Ub0p8A1cDB0Z4llBqjpXgIEuQQeDFYKK3h569HqvWSkprosKG5bVLmVc16i0VqA0YWD",
+	"qxSNJKOMVZwu1l27wD9DTUe3OwWYfkZQqapQli08GegWr9PO9HOgUHXjyrnVjDj2UxmP4djbqdLlbIGl",
+	"cm7FsscmXBGSBK2iUo4rKijHHNTBB6fJB7/D3x7AzmtiqCkKflb5sllswKekX758ioWL4C7fJa0u7OJr",
+	"8fCP7HgLsm7XiHw2bs3/u3Gv2gcm9vz1Ng06brlYDz2uiOu6XW+uiLvPYIPgcBJVmric4abBhZ6PjZFR",
+	"E7/Ts7O4C/dw2NZMb499RVHoGq5y7CPnD7M0HuqzcXxSTURjePuU1NsyrNC6uh4CVbbDrU3r4mCh1t28",
+	"FG+lrgxW9tq4y1RQrHWg+3RHXB/xWjvpsMG1h8LX+GoZD3pG2/eVWuFsa6/+/s1njJfFLTc3WP3eP+em",
+	"vloK7pvJ8jUDaU2usykyxbHksrdh3IZ+NXQy1r3AxONPHrZ7WdlmkyF0ZnLjNfe4jEbcUTUqKdWMmYA6",
+	"QGXcoipXq2VofKNEKjxxA0Yk6HXNDosJpjdHrzQXDDNpEu/FROVGZJJfbCrdby5ivZDeAsoRJf0J0K0C",
+	"iM3phBhcomtJ3Jo6aDpxVRCsL50wpUfKowv8bSu1QQKhnXu/e6EzgeGCGFdH5XYoJ1WPFBWkIu6OyeSY",
+	"5boKUi34kt1o3LreSk0QtFIR1lcnP+sSE3VF5i+ETN0ArvVRUr84gtzO/q0zDpuEicM+uzzaXlfgJ04k",
+	"dvHduuEN6MiSSqmMVLCiS2x1jRGw1lxl50jtXVCmceOVBBqymnLNRwprptWAxjWtLy4h8/WzUiIYIJ72",
+	"b2Liq4kJJIxPlafSws09xZrt+Sb+rlDpOebSqJWiz5VKf8wlYpEbigZbqdw5Ujw3OkQNwcRvFNFp9CDa",
+	"YSe9DnP4nCcnbgq06fj4gXw7MP88ACUTUUc4O+G3rwpTelIK8Y+17BZqFY5FSc7rZF5fj8L5NLws7K6V",
+	"pBipGtKz2RmMCPlCUy5G0YvKV1DjwkYFix6lM9SFKi7w+bjxvS5jVWSwWmTIgUVCuQ4UmZgBEOS4MEFA",
+	"svgwMV1ZKibWwOw2gIuRTnh19Wykuu5NtYqItTbHy5UajqH6x9bKF5wZYUfK1/ebRuywezI8Y2mjk3jK",
+	"xmKpVdZrqV0TEA2+dGezbM32og2hl9hnLd7gPvKFqjfU/dG2c9RvkWo3nT34cNyE/1t4e4uoeB209Tb1",
+	"6v4iYpt6dfDO//P6PiUewggdrslx+7XKRA6yhky1bsbh3c0jZXUF5LCmhjHUwupmmffXw1r56bew+X+z",
+	"Ag71vn2UirTTgFgxHTbQYyl4tgc1bslz30yIw2+y6/+7/PZPRN2fEQviaWmT09XXPj5wVY/7U373eXyw",
+	"l83KyhRsQl2Ys1oDXq877XsUoPXgbmwWhIu64/G6BxEWdSXYFraGiAvWy9o5mxIoVKqblJywC57fYprw",
+	"JgRohHR0HtpuOuV3g/CiAfrmCICBUGi8jC7cgcvdiO8iLHz9htCiCH6idkRpr87FHvmS1G5hHjio/8Ql",
+	"K5CxRAwwdHKVhqX+D6xl8PLHJ4nDcPSSkXLtWrCZw8sfn2C1zTm/ESbFiJqJEbdtwnqtFvZnsiXqD3wh",
+	"OyKa0QZuHBO129L/cYz53or+fx9O/pzaxtQsKcQqViq+R0zeM82P0uDdQTV71uOJnCCrpfvjuv0+iYw4",
+	"0woeL05ICuyLdSkOhlivxTlzPaOSZle1UP+hl8RdF3959Wykutt7Gron4r6NdT1eCgZg+ksSNx/1XpEE",
+	"QWpJ3dgecf5UcSL0v/RVG9Y7ElCqWQC0jZSLeykbyoWGVZxwxcaClaLv2jUi7GiK7h0rKMOs2V0g08IA",
+	"O6wb0tXJKvu1BmNdowvhfdxhI5fCof+uqL0mJSbwrC4tfI/a7wP2kt8Ih8X07dAISRG3C8SK+H4A8DES",
+	"QhHYgpJ7yCmVDtiv9EJsJ5FEiWPotZ9iqfVoSo2+cVhAxLfVwPuxSUU3zirqNcpEc8OMJqHsyq6WYqJL",
+	"DF9q6uEUEhJDjyLf/cE1KcVSLNxQDUGMo4WQHE6elkPS7AeMIiQweClM3eiUTAVWOrx4e9itpRfH3mCr",
+	"lVZ7Nfzly8Na6qF8QVxL0tYYNKemcUg4rolXIC3PG0pBTEyJ1S6FqBlG5ZtGqpseDrEnz/HQYDl855I9",
+	"HpoBc13hz322l8f140a3TRhGtQk5dtzsXt/9fdg/e/On7mg0oH/1/rWrzB+V+eO//tP8UZg/zB/FH7Ne",
+	"708tvew/K+RnpUnkBm1nnz6QNUd2fNExw2/26tcHBbVUlNqQ0hD0k6+FB/IDOHiH5HNNGCE38I+yUZPt",
+	"3XqdcJRZ6jUqUCBqbjfndlaffT+4zmo+XitDriqZtR/sdqv53ytRiUijQN5XK34gxRIWsNqu5xmOOvHo",
+	"limP9cdfXj0z5740l0uHvBG2Vhe8Voj/hkXo+c5/01KYWdQLHYHuHjKf1JXJQGGhBAfr6qkFrkFoGsIK",
+	"0XdI6LrKIo0Wx6mrQwbWKRWef2AG7NIpBEfDo1p8Y7/hjE30fNkOgmntuLTuwzv61NzUdWtt56Uw3Eaz",
+	"5sRN5Buj/JqeazwSdXs1IlM8aR/FHeOWu8ivms12f38DTIB6SLWph9S5rO5qWnda6qbo3yorlfYabWTO",
+	"Dw4Oj/48GA6Gg8Pz74bfnaF3zs2gva9LwqQyczGxCQG08Iw7jTdq7lpDvwNWaJ2p/kr979phAmSCob/N",
+	"oegcJjEkiNUf8cDUdr690p3I1al1j1IhsPUHndVfPxtB9LM2IRmquEQvd0l/628n+EXj/RH2wvcbr7EX",
+	"EUgiibp2kAWEGMB2PMNaX6dVNITz1fnNCr7pDQuCMFbDZnw+F6qRmEtf1JVFMEi32SWvF61JcI20b9aU",
+	"3/nVbSoezYKUzoshDCu5NCKLUnVWnR7JSDlHLXl+KUopsRbKiiM58pKGZviNPoWrjTSBoLD9YMK29SZc",
+	"735G5rCTrmjfYrNDZ0eO1OPs6PT08KyWnmihoA3rHioqwoj6oplHwxOyc6QDkSTsZHhIPyltMWFLYLJh",
+	"DKDDblkG7Hi4B1fRNdfi3lsS1jPUiYmb2t5oJTAnEFtXTriiLj403Wg9XeFNWDDKpTJWcFQHMBWy4Ujv",
+	"pr/MM27FE353Wb8ifWBCSYjrqszTKF8LFAqLrW69WgHaQmScBi7C0SVVM5GY/APLfv/m/f8LAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

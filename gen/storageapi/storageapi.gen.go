@@ -313,6 +313,10 @@ type ClientInterface interface {
 	// Replaces the bucket's lifecycle configuration with the document sent. Nothing is
 	// stored when the request fails in any way.
 	//
+	// The body is `application/xml`. A request without a `Content-Type` is read as XML, as
+	// S3 reads it (Python's botocore, so boto3 and the AWS CLI, sends none on this call); a
+	// `Content-Type` of another type answers 415.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /{bucket} (the `PutLifecycle` operationId).
@@ -359,6 +363,10 @@ func (c *Client) GetLifecycle(ctx context.Context, bucket Bucket, params *GetLif
 //
 // Replaces the bucket's lifecycle configuration with the document sent. Nothing is
 // stored when the request fails in any way.
+//
+// The body is `application/xml`. A request without a `Content-Type` is read as XML, as
+// S3 reads it (Python's botocore, so boto3 and the AWS CLI, sends none on this call); a
+// `Content-Type` of another type answers 415.
 //
 // Takes any type of body and a specified content type.
 //
@@ -759,6 +767,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Replaces the bucket's lifecycle configuration with the document sent. Nothing is
 	// stored when the request fails in any way.
+	//
+	// The body is `application/xml`. A request without a `Content-Type` is read as XML, as
+	// S3 reads it (Python's botocore, so boto3 and the AWS CLI, sends none on this call); a
+	// `Content-Type` of another type answers 415.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1187,6 +1199,10 @@ func (c *ClientWithResponses) GetLifecycleWithResponse(ctx context.Context, buck
 //
 // Replaces the bucket's lifecycle configuration with the document sent. Nothing is
 // stored when the request fails in any way.
+//
+// The body is `application/xml`. A request without a `Content-Type` is read as XML, as
+// S3 reads it (Python's botocore, so boto3 and the AWS CLI, sends none on this call); a
+// `Content-Type` of another type answers 415.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //

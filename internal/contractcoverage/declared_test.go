@@ -35,6 +35,17 @@ func TestReadUnreachable_TheCommittedListsAreValid(t *testing.T) {
 		_, both := unreachable[p]
 		assert.False(t, both, "%s is listed both unreachable and untested", p)
 	}
+	unreachableFields, err := ReadUnreachableFields(unreachableFile)
+	require.NoError(t, err)
+	untestedFields, err := ReadUnreachableFields(untestedFile)
+	require.NoError(t, err)
+	entries, matched := untestedFields.Entries()
+	for i, u := range entries {
+		for _, f := range matched[i] {
+			_, both := unreachableFields.Excuse(f)
+			assert.False(t, both, "%s (entry %s %s %d %s) is listed both unreachable and untested", f, u.API, u.OperationID, u.Status, u.Pointer)
+		}
+	}
 }
 
 func TestReadUnreachable_RefusesBadEntries(t *testing.T) {

@@ -4,7 +4,8 @@
 //
 // Recording is off unless the environment variable named by EnvDir holds a
 // directory (`make test` sets it): each test process then appends one line per
-// distinct pair it saw to its own file there, so the packages `go test ./...`
+// distinct pair it saw to its own file there (and one per declared field of
+// a response it saw, RecordFields, to another), so the packages `go test ./...`
 // runs in parallel never share a file. TestContractCoverage (build tag
 // contractcoverage), run after every package, reads the directory.
 package contractcoverage
@@ -52,16 +53,24 @@ func ParsePair(line string) (Pair, error) {
 	return Pair{API: f[0], OperationID: f[1], Status: status}, nil
 }
 
-// recorder appends the pairs of this process to its own file.
+// recorder appends the lines of this process to its own file, each once.
 type recorder struct {
 	mu   sync.Mutex
 	dir  string
+	ext  string // ".pairs", ".fields"
 	file *os.File
-	seen map[Pair]bool
+	seen map[string]bool
 	err  error
 }
 
-var process = &recorder{dir: os.Getenv(EnvDir), seen: map[Pair]bool{}}
+var (
+	process     = newRecorder(os.Getenv(EnvDir), ".pairs")
+	fieldRecord = newRecorder(os.Getenv(EnvDir), ".fields")
+)
+
+func newRecorder(dir, ext string) *recorder {
+	return &recorder{dir: dir, ext: ext, seen: map[string]bool{}}
+}
 
 // Enabled reports whether this process records pairs.
 func Enabled() bool { return process.dir != "" }
@@ -71,22 +80,25 @@ func Enabled() bool { return process.dir != "" }
 // process; nothing is written when recording is off. An error writing the
 // record is returned once, and recording stops.
 func Record(api, operationID string, status int) error {
-	return process.record(Pair{API: api, OperationID: operationID, Status: status})
+	if operationID == "" {
+		return nil
+	}
+	return process.write(Pair{API: api, OperationID: operationID, Status: status}.String())
 }
 
-func (r *recorder) record(p Pair) error {
-	if r.dir == "" || p.OperationID == "" {
+func (r *recorder) write(line string) error {
+	if r.dir == "" {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil || r.seen[p] {
+	if r.err != nil || r.seen[line] {
 		return nil
 	}
 	if r.file == nil {
 		var suffix [6]byte
 		_, _ = rand.Read(suffix[:])
-		name := filepath.Join(r.dir, fmt.Sprintf("%d-%s.pairs", os.Getpid(), hex.EncodeToString(suffix[:])))
+		name := filepath.Join(r.dir, fmt.Sprintf("%d-%s%s", os.Getpid(), hex.EncodeToString(suffix[:]), r.ext))
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			r.err = fmt.Errorf("contractcoverage: open record: %w", err)
@@ -95,39 +107,63 @@ func (r *recorder) record(p Pair) error {
 		r.file = f
 	}
 	// One write per line: O_APPEND keeps each line whole.
-	if _, err := r.file.WriteString(p.String() + "\n"); err != nil {
+	if _, err := r.file.WriteString(line + "\n"); err != nil {
 		r.err = fmt.Errorf("contractcoverage: write record: %w", err)
 		return r.err
 	}
-	r.seen[p] = true
+	r.seen[line] = true
 	return nil
 }
 
 // ReadDir returns every pair recorded in dir, by any process.
 func ReadDir(dir string) (map[Pair]bool, error) {
+	pairs := map[Pair]bool{}
+	err := readLines(dir, ".pairs", func(line string) error {
+		p, err := ParsePair(line)
+		if err != nil {
+			return err
+		}
+		pairs[p] = true
+		return nil
+	})
+	return pairs, err
+}
+
+// ReadFieldsDir returns every field recorded in dir, by any process.
+func ReadFieldsDir(dir string) (map[Field]bool, error) {
+	fields := map[Field]bool{}
+	err := readLines(dir, ".fields", func(line string) error {
+		f, err := ParseField(line)
+		if err != nil {
+			return err
+		}
+		fields[f] = true
+		return nil
+	})
+	return fields, err
+}
+
+func readLines(dir, ext string, each func(line string) error) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("contractcoverage: read %s: %w", dir, err)
+		return fmt.Errorf("contractcoverage: read %s: %w", dir, err)
 	}
-	pairs := map[Pair]bool{}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".pairs") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ext) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("contractcoverage: %w", err)
+			return fmt.Errorf("contractcoverage: %w", err)
 		}
 		for line := range strings.Lines(string(data)) {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			p, err := ParsePair(line)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", e.Name(), err)
+			if err := each(line); err != nil {
+				return fmt.Errorf("%s: %w", e.Name(), err)
 			}
-			pairs[p] = true
 		}
 	}
-	return pairs, nil
+	return nil
 }

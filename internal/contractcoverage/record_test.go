@@ -12,13 +12,13 @@ import (
 func TestRecord_EachPairOnceAndReadBack(t *testing.T) {
 	dir := t.TempDir()
 	// Two recorders stand for two test processes writing the same directory.
-	a := &recorder{dir: dir, seen: map[Pair]bool{}}
-	b := &recorder{dir: dir, seen: map[Pair]bool{}}
+	a := newRecorder(dir, ".pairs")
+	b := newRecorder(dir, ".pairs")
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
-			require.NoError(t, a.record(Pair{"pam", "listGroups", 200 + i%3}))
-			require.NoError(t, b.record(Pair{"fax", fmt.Sprintf("op%d", i%5), 202}))
+			require.NoError(t, a.write(Pair{"pam", "listGroups", 200 + i%3}.String()))
+			require.NoError(t, b.write(Pair{"fax", fmt.Sprintf("op%d", i%5), 202}.String()))
 		})
 	}
 	wg.Wait()
@@ -38,8 +38,8 @@ func TestRecord_EachPairOnceAndReadBack(t *testing.T) {
 }
 
 func TestRecord_OffWithoutADirectory(t *testing.T) {
-	r := &recorder{seen: map[Pair]bool{}}
-	require.NoError(t, r.record(Pair{"pam", "listGroups", 200}))
+	r := newRecorder("", ".pairs")
+	require.NoError(t, r.write(Pair{"pam", "listGroups", 200}.String()))
 	assert.Nil(t, r.file)
 }
 

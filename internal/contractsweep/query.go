@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/protocol/contract"
 )
 
 // Malformed is one way a query parameter is sent wrong.

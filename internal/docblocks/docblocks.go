@@ -44,9 +44,15 @@ func Root(t testing.TB) string {
 
 // Find returns the body of the sh block named name in the Markdown text doc.
 func Find(doc, name string) (string, error) {
-	_, rest, ok := strings.Cut(doc, "<!-- "+name+" -->\n```sh\n")
+	return FindCode(doc, name, "sh")
+}
+
+// FindCode returns the body of the block of language lang (the word after
+// its opening fence, such as go) named name in the Markdown text doc.
+func FindCode(doc, name, lang string) (string, error) {
+	_, rest, ok := strings.Cut(doc, "<!-- "+name+" -->\n```"+lang+"\n")
 	if !ok {
-		return "", fmt.Errorf("no sh block named %q (<!-- %s --> followed by a ```sh fence)", name, name)
+		return "", fmt.Errorf("no %s block named %q (<!-- %s --> followed by a ```%s fence)", lang, name, name, lang)
 	}
 	body, _, ok := strings.Cut(rest, "```\n<!-- /"+name+" -->")
 	if !ok {
@@ -59,11 +65,18 @@ func Find(doc, name string) (string, error) {
 // to the repository's root (such as "docs/sandboxes.md").
 func Block(t testing.TB, file, name string) string {
 	t.Helper()
+	return Code(t, file, name, "sh")
+}
+
+// Code returns the body of the block of language lang named name in file, a
+// path relative to the repository's root.
+func Code(t testing.TB, file, name, lang string) string {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(Root(t), file))
 	if err != nil {
 		t.Fatalf("docblocks: %v", err)
 	}
-	body, err := Find(string(data), name)
+	body, err := FindCode(string(data), name, lang)
 	if err != nil {
 		t.Fatalf("docblocks: %s: %v", file, err)
 	}

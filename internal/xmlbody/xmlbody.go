@@ -1,7 +1,7 @@
 // Package xmlbody decodes the storage API's XML bodies for kin-openapi's
 // validation (openapi3filter), which has no application/xml decoder of its
 // own: the storage server's request and response checks and the contract
-// checks of its clients (clients/contract) register it explicitly (Register),
+// checks of its clients (protocol/contract) register it explicitly (Register),
 // so no package replaces kin-openapi's decoders as a side effect of being
 // linked in.
 package xmlbody
@@ -17,7 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 )
 
 // ContentType is the media type Decoder reads.

@@ -3,7 +3,7 @@
 //
 // It exists because no XSD library for Go is available to the build: the type
 // generator (gen/internal/xsdgen) and the storage server's validator
-// (servers/storage/lifecycledoc) both read the schema through this one package, so
+// (internal/lifecycledoc) both read the schema through this one package, so
 // the generated Go types and the server's checks come from a single reading of the
 // same file, and a parity test keeps the validator in agreement with xmllint.
 //

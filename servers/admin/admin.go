@@ -13,14 +13,17 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/adminserver"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/failguard"
+	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -57,6 +60,11 @@ type Config struct {
 	// WrongTokenBurst is how many wrong bearer tokens a source may send
 	// before it is refused 429 (then one more per 6 seconds); 0 means 10.
 	WrongTokenBurst int
+	// WrongTokens, when set, is the guard of wrong tokens to use instead of
+	// one of WrongTokenBurst's: the one the sandbox API on the same port
+	// uses (sandbox.Config.WrongTokens), so a source's guesses count
+	// together.
+	WrongTokens *failguard.Guard
 }
 
 // Server is the admin API.
@@ -95,7 +103,11 @@ func New(cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger, wrongTokens: failguard.New(cfg.WrongTokenBurst, 0, nil)}, nil
+	wrong := cfg.WrongTokens
+	if wrong == nil {
+		wrong = failguard.New(cfg.WrongTokenBurst, 0, nil)
+	}
+	return &Server{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.Token)), logger: logger, wrongTokens: wrong}, nil
 }
 
 // Handler returns the admin API's HTTP handler, with the metrics at
@@ -110,6 +122,9 @@ func (s *Server) Handler() (http.Handler, error) {
 		Title:        "apistack admin API",
 		ErrorHandler: s.errorHandler,
 		MaxBodyBytes: MaxBodyBytes,
+		// A configuration import is read entity by entity by its handler
+		// (streamedImport), never held whole.
+		Validation: validation.Options{StreamedBodies: map[string]bool{"ImportRestaurantConfiguration": true}},
 		BodyLimits: map[string]int64{
 			"ImportRestaurantConfiguration": MaxConfigurationBytes,
 			"InjectFaxInbound":              MaxInboundFaxBytes,
@@ -122,9 +137,42 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin spec: %w", err)
 	}
-	adminserver.RegisterHandlers(e, adminserver.NewStrictHandler(s, []adminserver.StrictMiddlewareFunc{s.servedOnly(spec)}))
+	if err := checkRights(spec); err != nil {
+		return nil, err
+	}
+	adminserver.RegisterHandlers(e, streamedImport{
+		ServerInterface: adminserver.NewStrictHandler(s, []adminserver.StrictMiddlewareFunc{s.servedOnly(spec)}),
+		s:               s,
+	})
 	return s.guardTokens(s.withMetrics(e)), nil
 }
+
+// checkRights reads who may call each operation from the spec
+// (x-apistack-roles) and refuses to serve one that the admin token may not
+// call. The admin token is the API's only kind of caller, so once it is
+// authenticated (authenticate) every operation the spec grants it is
+// allowed: the spec's rights are enforced here, at start, rather than on
+// every request.
+func checkRights(spec *openapi3.T) error {
+	table, err := rights.FromSpec(spec)
+	if err != nil {
+		return err
+	}
+	admin := table.Caller(adminRole)
+	var refused []string
+	for _, op := range table.Operations() {
+		if !table.Allows(op, admin) {
+			refused = append(refused, op)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("admin: the spec lets no caller of this API call %s: list %q in their %s", strings.Join(refused, ", "), adminRole, rights.Extension)
+	}
+	return nil
+}
+
+// adminRole is the role of the admin token in the spec's role table.
+const adminRole = "admin"
 
 // authenticate checks the admin token, hashing both sides so the comparison
 // takes the same time whatever the guess.
@@ -139,56 +187,34 @@ func (s *Server) authenticate(_ context.Context, in *openapi3filter.Authenticati
 	return nil
 }
 
-// apiError is an error the admin API answers with.
-type apiError struct {
-	Status  int
-	Name    adminapi.ErrorError
-	Message string
-}
-
-func (e *apiError) Error() string { return e.Message }
+// apiError is an error the admin API answers with: its body has the code,
+// the error name and the message, nothing more.
+type apiError = apierror.Error[adminapi.ErrorError, struct{}]
 
 func errBadRequest(format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, fmt.Sprintf(format, args...)}
+	return apierror.New[adminapi.ErrorError, struct{}](http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest, format, args...)
 }
 
 func errNotFound(format string, args ...any) *apiError {
-	return &apiError{http.StatusNotFound, adminapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
-}
-
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
-
-// failureAnswers are the admin API's answers to the failures of the spec
-// validation.
-var failureNames = apiserver.FailureNames[adminapi.ErrorError]{
-	Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
-	UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
-	Timeout: adminapi.ErrorErrorRequestTimeout,
+	return apierror.New[adminapi.ErrorError, struct{}](http.StatusNotFound, adminapi.ErrorErrorNotFound, format, args...)
 }
 
 // errorHandler renders every error as the admin API's body; anything
 // unexpected (a store error admin did not map) is logged and answered
 // "internal" without its detail.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "admin", Logger: s.logger,
-		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
-			status, name := failureNames.Of(vf.Kind)
-			return &apiError{status, name, vf.Message}
+	apierror.API[adminapi.ErrorError, struct{}]{
+		Name: "admin", Logger: s.logger,
+		FailureNames: apierror.FailureNames[adminapi.ErrorError]{
+			Invalid: adminapi.ErrorErrorInvalidRequest, Unauthenticated: adminapi.ErrorErrorUnauthorized,
+			UnsupportedMediaType: adminapi.ErrorErrorUnsupportedContentType, NotFound: adminapi.ErrorErrorNotFound,
+			Timeout: adminapi.ErrorErrorRequestTimeout,
 		},
+		UnavailableName: adminapi.ErrorErrorUnavailable,
+		InternalName:    adminapi.ErrorErrorInternal, InternalMessage: "an unexpected error occurred",
 		Domain: fromStore,
-		Unavailable: func() *apiError {
-			return &apiError{http.StatusServiceUnavailable, adminapi.ErrorErrorUnavailable, apiserver.UnavailableMessage}
-		},
-		Echo: func(he *echo.HTTPError) (*apiError, bool) {
-			return &apiError{he.Code, adminapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
-		},
-		Internal: func() *apiError {
-			return &apiError{http.StatusInternalServerError, adminapi.ErrorErrorInternal, "an unexpected error occurred"}
-		},
 		Render: func(c echo.Context, ae *apiError) error {
 			return c.JSON(ae.Status, adminapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
 		},
-	})(err, c)
+	}.Handler()(err, c)
 }

@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients"
-	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"

@@ -3,15 +3,23 @@ package admin_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/internal/heaptest"
+	"github.com/apistack/apistack/servers/pam/pamtest"
+	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
 // largeImport is a restaurant configuration of about size bytes of menu
@@ -50,4 +58,109 @@ func BenchmarkImportLargestConfiguration(b *testing.B) {
 	}
 	b.ReportMetric(float64(peaks[len(peaks)/2])/(1<<20), "MiB-peak")
 	b.ReportMetric(float64(len(doc))/(1<<20), "MiB-body")
+}
+
+// demoImport is a realistic restaurant configuration (the demo generator's
+// menus) of at least size bytes, encoded as an import document.
+func demoImport(tb testing.TB, size int) []byte {
+	tb.Helper()
+	items := 1000
+	for {
+		doc, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: items, Seed: 7}))
+		require.NoError(tb, err)
+		if len(doc) >= size {
+			return doc
+		}
+		items = int(float64(items)*float64(size)/float64(len(doc))) + 100
+	}
+}
+
+// startPlainRestaurantAdmin is startRestaurantAdminTB with a client that
+// does not hold its exchanges to the spec: the check of a request decodes
+// its whole body in this process, which a measure of the server's heap must
+// leave out.
+func startPlainRestaurantAdmin(tb testing.TB) *restaurantAdmin {
+	tb.Helper()
+	rest := restauranttest.Start(tb, restauranttest.Options{})
+	url := serveAdmin(tb, checked(tb, admin.Config{PAM: pamtest.Start(tb, pamtest.Options{}).Operator, Restaurant: rest.Operator}))
+	c, err := adminapi.NewClientWithResponses(url, adminapi.WithRequestEditorFn(withAdminToken))
+	require.NoError(tb, err)
+	return &restaurantAdmin{api: c, restaurantURL: rest.URL}
+}
+
+// importPeak imports doc into a new restaurant of env and returns the peak
+// heap growth while the server read, checked and wrote it.
+func importPeak(tb testing.TB, env *restaurantAdmin, doc []byte) uint64 {
+	tb.Helper()
+	ctx := context.Background()
+	guid := uuid.NewString()
+	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Demo"})
+	require.NoError(tb, err)
+	require.Equal(tb, http.StatusCreated, created.StatusCode())
+	return heaptest.During(func() {
+		resp, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", bytes.NewReader(doc))
+		require.NoError(tb, err)
+		require.Equal(tb, http.StatusOK, resp.StatusCode(), string(resp.Body))
+	})
+}
+
+// BenchmarkImportDemoConfiguration imports a realistic 30 MiB configuration
+// (the demo generator's menus) into a new restaurant per iteration and
+// reports the peak heap growth while it is read, checked and written,
+// MiB-peak. The document itself (held by the client) is outside the
+// measure: it is built before, and the client sends it unchecked.
+func BenchmarkImportDemoConfiguration(b *testing.B) {
+	env := startPlainRestaurantAdmin(b)
+	doc := demoImport(b, 30<<20)
+	var peaks []uint64
+	for b.Loop() {
+		peaks = append(peaks, importPeak(b, env, doc))
+	}
+	slices.Sort(peaks)
+	b.ReportMetric(float64(peaks[len(peaks)/2])/(1<<20), "MiB-peak")
+	b.ReportMetric(float64(len(doc))/(1<<20), "MiB-body")
+}
+
+// TestImportPeakHeapIsBounded imports realistic configurations of 10 and 30
+// MiB: the server reads, checks and writes them entity by entity, so the
+// heap it needs does not follow the document's size.
+func TestImportPeakHeapIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and imports 40 MiB of configuration")
+	}
+	env := startPlainRestaurantAdmin(t)
+	small, large := demoImport(t, 10<<20), demoImport(t, 30<<20)
+	// A measure of HeapInuse also counts the garbage the collector has not
+	// reached yet, which by default may grow as large as everything this
+	// process holds (the documents themselves among it): collecting early
+	// leaves what the import holds. The best of two imports each.
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	peak := func(doc []byte) uint64 { return min(importPeak(t, env, doc), importPeak(t, env, doc)) }
+	smallPeak, largePeak := peak(small), peak(large)
+	t.Logf("peak heap: %.1f MiB importing %.1f MiB, %.1f MiB importing %.1f MiB",
+		float64(smallPeak)/(1<<20), float64(len(small))/(1<<20), float64(largePeak)/(1<<20), float64(len(large))/(1<<20))
+	assert.Less(t, largePeak, uint64(len(large)), "a 30 MiB import holds less than its document")
+}
+
+// TestImportLateProblemWritesNothing imports a realistic document larger
+// than an import's write batch whose one problem comes last, after batches
+// were written: the import is refused and the restaurant keeps nothing of it.
+func TestImportLateProblemWritesNothing(t *testing.T) {
+	env := startPlainRestaurantAdmin(t)
+	ctx := context.Background()
+	doc := demoImport(t, 3<<20)
+	require.Equal(t, byte('}'), doc[len(doc)-1])
+	doc = append(doc[:len(doc)-1:len(doc)-1], []byte(`,"zzz":[]}`)...)
+	guid := uuid.NewString()
+	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Late"})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode())
+	resp, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", bytes.NewReader(doc))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))
+	assert.Contains(t, string(resp.Body), "rejected (1 problems): /zzz: unknown resource")
+	got, err := env.api.GetRestaurantWithResponse(ctx, guid)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode())
+	assert.Empty(t, got.JSON200.Counts, "a refused import writes nothing")
 }

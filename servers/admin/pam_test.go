@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/pam/pamtest"
@@ -101,6 +101,10 @@ func TestSetPAMQuotas_LimitsWhatATeamCreates(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
 	assert.Equal(t, adminapi.PAMQuotas{Groups: &one, ServiceUsers: &one, KeysPerServiceUser: &one}, *resp.JSON200)
+	got, err := c.GetPAMQuotasWithResponse(ctx, "acme")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	assert.Equal(t, *resp.JSON200, *got.JSON200, "the quotas set are the quotas read")
 
 	tests := []struct {
 		name string

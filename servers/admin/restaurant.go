@@ -1,10 +1,14 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/adminserver"
@@ -38,17 +42,43 @@ func (s *Server) GetRestaurant(ctx context.Context, req adminserver.GetRestauran
 	return adminserver.GetRestaurant200JSONResponse(toAPIRestaurant(r, counts)), nil
 }
 
-// ImportRestaurantConfiguration imports a configuration document.
+// ImportRestaurantConfiguration imports a configuration document the strict
+// handler decoded. The server's routes use streamedImport's instead, which
+// reads the document as it comes; this one serves callers of the strict
+// interface itself.
 func (s *Server) ImportRestaurantConfiguration(ctx context.Context, req adminserver.ImportRestaurantConfigurationRequestObject) (adminserver.ImportRestaurantConfigurationResponseObject, error) {
 	data, err := json.Marshal(req.Body)
 	if err != nil {
 		return nil, fmt.Errorf("encode configuration: %w", err)
 	}
-	res, err := s.importInto(ctx, req.RestaurantGuid, data)
+	res, err := s.importInto(ctx, req.RestaurantGuid, bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
 	return adminserver.ImportRestaurantConfiguration200JSONResponse(res), nil
+}
+
+// streamedImport serves the admin API, with the configuration import read
+// from the request as it comes: the validation middleware leaves that body
+// unread (validation.Options.StreamedBodies), and the restaurant server
+// decodes, checks and writes it entity by entity, so that a document of
+// up to 32 MiB is never held whole, decoded or copied.
+type streamedImport struct {
+	adminserver.ServerInterface
+	s *Server
+}
+
+// ImportRestaurantConfiguration imports the request's configuration
+// document as it is read.
+func (h streamedImport) ImportRestaurantConfiguration(c echo.Context, restaurantGUID adminapi.RestaurantGUID) error {
+	if !h.s.serves("restaurant") {
+		return errNotFound("%s", notServed["restaurant"])
+	}
+	res, err := h.s.importInto(c.Request().Context(), restaurantGUID, c.Request().Body)
+	if err != nil {
+		return err
+	}
+	return adminserver.ImportRestaurantConfiguration200JSONResponse(res).VisitImportRestaurantConfigurationResponse(c.Response())
 }
 
 // GenerateRestaurantDemo imports a generated demo configuration.
@@ -61,7 +91,7 @@ func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminserver.Gen
 	if err != nil {
 		return nil, fmt.Errorf("encode demo configuration: %w", err)
 	}
-	res, err := s.importInto(ctx, req.RestaurantGuid, data)
+	res, err := s.importInto(ctx, req.RestaurantGuid, bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +99,8 @@ func (s *Server) GenerateRestaurantDemo(ctx context.Context, req adminserver.Gen
 }
 
 // importInto imports a configuration document into the restaurant guid.
-func (s *Server) importInto(ctx context.Context, guid string, data []byte) (adminapi.RestaurantImportResult, error) {
-	res, err := s.cfg.Restaurant.Import(ctx, guid, data)
+func (s *Server) importInto(ctx context.Context, guid string, document io.Reader) (adminapi.RestaurantImportResult, error) {
+	res, err := s.cfg.Restaurant.ImportFrom(ctx, guid, document)
 	var ie *restaurant.ImportError
 	switch {
 	case errors.As(err, &ie):

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"crypto/ed25519"
+	"io"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -67,6 +68,7 @@ type Restaurant interface {
 	Counts(ctx context.Context, restaurantGUID string) (map[string]int, error)
 	CreateClient(ctx context.Context, name string, restaurants []string) (restaurant.ClientCredentials, error)
 	Import(ctx context.Context, restaurantGUID string, document []byte) (restaurant.ImportResult, error)
+	ImportFrom(ctx context.Context, restaurantGUID string, document io.Reader) (restaurant.ImportResult, error)
 	Archive(ctx context.Context, restaurantGUID, resource, guid string) error
 	Remove(ctx context.Context, restaurantGUID, resource, guid string) error
 }

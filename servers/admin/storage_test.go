@@ -110,7 +110,7 @@ func TestStorageKeys_IssuedKeysSignUntilDeleted(t *testing.T) {
 	err = client.DeleteLifecycle(ctx, storagetest.Bucket)
 	var er *clientstorage.Error
 	require.ErrorAs(t, err, &er)
-	assert.Equal(t, "InvalidAccessKeyId", er.Code)
+	assert.Equal(t, clientstorage.ErrorCodeInvalidAccessKeyId, er.Code)
 
 	del, err = c.DeleteStorageKeyWithResponse(ctx, key.KeyId)
 	require.NoError(t, err)

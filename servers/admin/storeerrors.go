@@ -70,7 +70,7 @@ func fromStore(err error) (*apiError, bool) {
 		if msg == "" {
 			msg = se.err.Error()
 		}
-		return &apiError{a.status, a.name, msg}, true
+		return &apiError{Status: a.status, Name: a.name, Message: msg}, true
 	}
 	return nil, false
 }

@@ -2,7 +2,9 @@
 // server-rendered pages (html/template, embedded assets, no external
 // resource) showing what each API holds and does: fax timelines and webhook
 // delivery attempts (with redelivery), PAM teams and keys, restaurant
-// configuration, storage lifecycle rules and the last requests of each API.
+// configuration, storage lifecycle rules, the last requests of each API and
+// the sandboxes (their clocks, faults, journals, webhook logs, snapshots
+// and forks).
 //
 // It sits behind the admin token: a login form exchanges the token for a
 // session cookie (HttpOnly, SameSite=Strict, Path=/console) holding a random
@@ -57,6 +59,9 @@ type Config struct {
 	PAM        PAM
 	Restaurant Restaurant
 	Storage    Storage
+	// Sandboxes is the sandbox API (the Sandboxes page); nil says it is
+	// not running.
+	Sandboxes Sandboxes
 	// Requests is the log of the last requests of each API (the Requests
 	// page); nil shows an empty log.
 	Requests *requestlog.Log
@@ -103,13 +108,13 @@ func New(cfg Config) (*Console, error) {
 	}
 	c := &Console{cfg: cfg, tokenHash: sha256.Sum256([]byte(cfg.AdminToken)), sessions: newSessions(cfg.SessionTTL, cfg.Now), pages: map[string]*template.Template{},
 		wrongLogins: failguard.New(0, 0, cfg.Now)}
-	for _, page := range []string{"login", "fax", "fax_live", "pam", "restaurant", "storage", "requests"} {
+	for _, page := range []string{"login", "fax", "fax_live", "pam", "restaurant", "storage", "requests", "sandboxes", "sandbox"} {
 		t := template.New("layout.html").Funcs(funcs)
 		var err error
 		if page == "fax_live" {
 			t, err = template.New("fax_live.html").Funcs(funcs).ParseFS(templateFiles, "templates/fax_live.html")
 		} else {
-			t, err = t.ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html", "templates/fax_live.html")
+			t, err = t.ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html", "templates/fax_live.html", "templates/fault.html")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("console: template %s: %w", page, err)
@@ -143,6 +148,11 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("POST "+Prefix+"restaurant/import", c.action(c.restaurantImport))
 	mux.Handle("GET "+Prefix+"storage", c.page(c.storagePage))
 	mux.Handle("GET "+Prefix+"requests", c.page(c.requestsPage))
+	mux.Handle("GET "+Prefix+"sandboxes", c.page(c.sandboxesPage))
+	mux.Handle("GET "+Prefix+"sandboxes/{id}", c.page(c.sandboxPage))
+	mux.Handle("POST "+Prefix+"sandboxes/{id}/redeliver", c.action(c.sandboxRedeliver))
+	mux.Handle("POST "+Prefix+"sandboxes/{id}/snapshot", c.action(c.sandboxSnapshot))
+	mux.Handle("POST "+Prefix+"sandboxes/fork", c.action(c.sandboxFork))
 	return securityHeaders(mux)
 }
 

@@ -200,7 +200,8 @@ func (w *world) login(t *testing.T, c *http.Client) string {
 }
 
 // pages are every GET page of the console.
-var pages = []string{"/console/fax", "/console/fax/live", "/console/pam", "/console/restaurant", "/console/storage", "/console/requests"}
+var pages = []string{"/console/fax", "/console/fax/live", "/console/pam", "/console/restaurant", "/console/storage", "/console/requests",
+	"/console/sandboxes", "/console/sandboxes/sbx-0123456789abcdef"}
 
 func TestConsole_EveryPageAndActionRefusesWithoutASession(t *testing.T) {
 	w := newWorld(t)
@@ -218,7 +219,8 @@ func TestConsole_EveryPageAndActionRefusesWithoutASession(t *testing.T) {
 
 	before, err := w.fax.Console().Fax(context.Background(), w.faxID)
 	require.NoError(t, err)
-	for _, action := range []string{"/console/fax/redeliver", "/console/restaurant/demo", "/console/restaurant/import", "/console/logout"} {
+	for _, action := range []string{"/console/fax/redeliver", "/console/restaurant/demo", "/console/restaurant/import", "/console/logout",
+		"/console/sandboxes/sbx-0123456789abcdef/redeliver", "/console/sandboxes/sbx-0123456789abcdef/snapshot", "/console/sandboxes/fork"} {
 		t.Run("POST "+action, func(t *testing.T) {
 			status, _, _ := post(t, c, w.url+action, url.Values{"csrf": {"anything"}, "seq": {"1"}})
 			assert.Equal(t, http.StatusForbidden, status)
@@ -340,6 +342,12 @@ func TestConsole_PagesRenderTheirContent(t *testing.T) {
 	}
 	_, body, _ := get(t, c, w.url+"/console/requests?api=pam")
 	assert.NotContains(t, body, "SendFax", "the filter keeps one API")
+	// Without the sandbox API, its page says so and a sandbox's is not found.
+	status, body, _ := get(t, c, w.url+"/console/sandboxes")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Contains(t, body, "The sandbox API is not running.")
+	status, _, _ = get(t, c, w.url+"/console/sandboxes/sbx-0123456789abcdef")
+	assert.Equal(t, http.StatusNotFound, status)
 	_, body, _ = get(t, c, w.url+"/console/requests?status=4xx")
 	assert.Contains(t, body, "SendFax")
 	assert.NotContains(t, body, "/v1/teams/acme/groups")

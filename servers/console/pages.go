@@ -37,6 +37,9 @@ var funcs = template.FuncMap{
 	"ms": func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
 	},
+	"age": func(now, t time.Time) string {
+		return now.Sub(t).Truncate(time.Second).String()
+	},
 	"join":  strings.Join,
 	"lower": strings.ToLower,
 }

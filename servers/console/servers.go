@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/apistack/apistack/gen/sandboxapi"
+
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/storage"
 )
 
@@ -41,7 +44,21 @@ type Restaurant interface {
 	Import(ctx context.Context, restaurantGUID string, document []byte) (restaurant.ImportResult, error)
 }
 
+// Sandboxes is what the console reads of the sandbox API, and its
+// actions on a sandbox: redeliver a webhook, snapshot, fork.
+type Sandboxes interface {
+	Sandboxes(ctx context.Context) ([]sandbox.ConsoleSandbox, error)
+	Sandbox(ctx context.Context, id string) (sandbox.ConsoleSandbox, error)
+	Journal(ctx context.Context, id string, f sandbox.JournalFilter) ([]sandboxapi.JournalEntry, error)
+	Webhooks(ctx context.Context, id string, limit int) (sandbox.ConsoleWebhooks, error)
+	Snapshots(ctx context.Context, id string) ([]sandboxapi.Snapshot, error)
+	Redeliver(ctx context.Context, id, eventID string) error
+	Snapshot(ctx context.Context, id string) (string, error)
+	Fork(ctx context.Context, snapshotID string) (string, error)
+}
+
 var (
+	_ Sandboxes  = (*sandbox.Console)(nil)
 	_ PAM        = (*pam.Console)(nil)
 	_ Fax        = (*fax.Console)(nil)
 	_ Storage    = (*storage.Console)(nil)

@@ -103,8 +103,20 @@ type Application struct {
 }
 
 // CreateApplication creates a fax application for the account (as the
-// public API's CreateFaxApplication does, without an API key).
+// public API's CreateFaxApplication does, without an API key); its URLs
+// must pass the destination policy (ErrInvalid otherwise).
 func (s *Operator) CreateApplication(ctx context.Context, a Application) (Application, error) {
+	if err := s.server().checkStored(ctx, fieldURL{name: "webhook_url", url: &a.WebhookURL},
+		fieldURL{name: "webhook_failover_url", url: &a.WebhookFailoverURL}); err != nil {
+		return Application{}, err
+	}
+	return s.createApplication(ctx, a)
+}
+
+// createApplication creates the application a, whose URLs the stack chose
+// (a tenant set's own inbox, allowed by the stack once it knows its
+// addresses).
+func (s *Operator) createApplication(ctx context.Context, a Application) (Application, error) {
 	now := s.server().now()
 	row := application{ID: uuid.NewString(), AccountID: a.AccountID, Name: a.Name, WebhookURL: a.WebhookURL,
 		WebhookFailoverURL: a.WebhookFailoverURL, CreatedAt: now, UpdatedAt: now}
@@ -275,11 +287,21 @@ func (s *Operator) RevokeAPIKey(ctx context.Context, accountID, keyID string) er
 }
 
 // SetApplicationWebhookURL points the account's application id at
-// webhookURL; events committed from then on go there.
+// webhookURL, which must pass the destination policy (ErrInvalid
+// otherwise); events committed from then on go there.
 func (s *Operator) SetApplicationWebhookURL(ctx context.Context, accountID, id, webhookURL string) error {
 	if !httpURL(webhookURL) {
 		return fmt.Errorf("%w: webhook URL %q is not an http(s) URL", ErrInvalid, webhookURL)
 	}
+	if err := s.server().checkStored(ctx, fieldURL{name: "webhook_url", url: &webhookURL}); err != nil {
+		return err
+	}
+	return s.setApplicationWebhookURL(ctx, accountID, id, webhookURL)
+}
+
+// setApplicationWebhookURL points the application at webhookURL, which the
+// stack chose (a tenant set's own inbox).
+func (s *Operator) setApplicationWebhookURL(ctx context.Context, accountID, id, webhookURL string) error {
 	a, err := s.store.application(ctx, accountID, id)
 	if err != nil {
 		return err

@@ -7,8 +7,9 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/apistack/apistack/servers/internal/storeerr"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
 // authState is what resolveAuth learned about a request's API key; the spec's
@@ -38,8 +41,32 @@ func (s *Server) resolveAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		st := s.lookupKey(req)
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), authStateKey{}, st)))
+		if st.err == nil {
+			if err := s.takeRequest(c, st); err != nil {
+				return err
+			}
+		}
 		return next(c)
 	}
+}
+
+// takeRequest spends one request of the account's rate, read on its tenant
+// set's clock: past it, 429 with Retry-After the seconds until the next is
+// allowed.
+func (s *Server) takeRequest(c echo.Context, st *authState) error {
+	ctx := c.Request().Context()
+	clk := s.cfg.ClockFor(st.accountName)
+	d, err := s.limiter.Take(ratelimit.WithClock(ctx, clk), "account:"+st.accountID)
+	if err != nil {
+		return fmt.Errorf("fax: rate limit: %w", err)
+	}
+	if d.Allowed {
+		return nil
+	}
+	wait := max(int(math.Ceil(d.RetryAt.Sub(clk.Now()).Seconds())), 1)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
+	return newError(http.StatusTooManyRequests, errCodeTooManyRequests,
+		"this account may make %d requests per %s; retry in %d s", d.Limit, s.cfg.RateLimitPeriod, wait)
 }
 
 func (s *Server) lookupKey(r *http.Request) *authState {
@@ -60,7 +87,7 @@ func (s *Server) lookupKey(r *http.Request) *authState {
 			return &authState{err: newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)}
 		}
 		s.logger.ErrorContext(r.Context(), "fax: look up api key", "err", err)
-		return &authState{err: errInternal()}
+		return &authState{err: faxErrors.Internal()}
 	}
 	// Compare in constant time even when the lookup found nothing, so an
 	// unknown key and a wrong one take the same time.

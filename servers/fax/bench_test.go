@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/benchproc"
 	"github.com/apistack/apistack/servers/internal/testdb"
@@ -130,7 +130,7 @@ func deliverEvents(b *testing.B, replicas, faxes, perFax, txSize int, interval t
 	committed := make(map[string]time.Time, total)
 	received := make(map[string]time.Time, total)
 	done := make(chan struct{})
-	handler, err := faxclient.NewWebhookHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxwebhook.NewHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxwebhook.Event) error {
 		now := time.Now()
 		mu.Lock()
 		defer mu.Unlock()

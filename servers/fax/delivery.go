@@ -19,6 +19,7 @@ import (
 
 	"github.com/apistack/apistack/gen/faxwebhooks"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/redact"
 )
 
 // The webhook signature headers (webhooks.yaml).
@@ -366,7 +367,9 @@ func envelope(data []byte, attempt int, target string) ([]byte, error) {
 	if err := ev.Data.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("stored event: %w", err)
 	}
-	ev.Meta = faxwebhooks.FaxEventMeta{Attempt: attempt, DeliveredTo: target}
+	// The body is kept in the webhook log and shown to whoever reads it:
+	// the URL's password and tokens are not repeated there.
+	ev.Meta = faxwebhooks.FaxEventMeta{Attempt: attempt, DeliveredTo: redact.URL(target)}
 	return json.Marshal(ev)
 }
 

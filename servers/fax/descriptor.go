@@ -20,7 +20,7 @@ const apiName = "fax"
 // sender (Run) itself.
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, Files: migrationFiles, SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants, Advance: advanceTenants,
+	Reset: resetTenants, Delete: deleteTenants, Advance: advanceTenants, Fixture: applyFixture, Copy: copyTenants,
 }
 
 // newFromEnv is the fax server of an assembler. A clock other than the
@@ -110,7 +110,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 			out.ConnectionID = app.ID
 			ours := app.WebhookURL == oldDemoWebhookURL || strings.HasSuffix(app.WebhookURL, InboxPath)
 			if ours && app.WebhookURL != inboxURL {
-				if err := s.SetApplicationWebhookURL(ctx, acct.ID, app.ID, inboxURL); err != nil {
+				if err := s.setApplicationWebhookURL(ctx, acct.ID, app.ID, inboxURL); err != nil {
 					return nil, err
 				}
 			}
@@ -121,7 +121,7 @@ func seedTenants(ctx context.Context, srv *Server, set descriptor.TenantSet, pre
 		if err != nil {
 			return nil, err
 		}
-		app, err := s.CreateApplication(ctx, Application{AccountID: acct.ID, Name: set.Name, WebhookURL: inboxURL, OutboundVoiceProfileID: profile})
+		app, err := s.createApplication(ctx, Application{AccountID: acct.ID, Name: set.Name, WebhookURL: inboxURL, OutboundVoiceProfileID: profile})
 		if err != nil {
 			return nil, err
 		}

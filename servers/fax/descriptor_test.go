@@ -34,7 +34,7 @@ func TestSeedTenants_MovesOnlyDemoWebhookURLsToTheInbox(t *testing.T) {
 			require.NoError(t, err)
 			acct, err := s.Operator().AccountByName(ctx, descriptor.DemoSet)
 			require.NoError(t, err)
-			require.NoError(t, s.Operator().SetApplicationWebhookURL(ctx, acct.ID, first.ConnectionID, tt.was))
+			require.NoError(t, s.Operator().setApplicationWebhookURL(ctx, acct.ID, first.ConnectionID, tt.was)) // as an earlier version stored it
 
 			again, err := seedTenants(ctx, s, set, first)
 			require.NoError(t, err)

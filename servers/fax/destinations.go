@@ -68,3 +68,22 @@ func refusalDetail(field, raw string, err error) string {
 	return fmt.Sprintf("%s reaches %s, which is not a public address: the operator can allow this one with %s %s, "+
 		"or every private address with %s", field, re.Addr, flagAllowDestination, hostPort, flagAllowPrivate)
 }
+
+// checkStored checks the URLs an operator call stores (field name -> URL,
+// empty ones skipped) against the destination policy, as the public API's
+// operations do: ErrInvalid, saying which URL and why, for one that is not
+// an absolute http(s) URL or can never pass.
+func (s *Server) checkStored(ctx context.Context, urls ...fieldURL) error {
+	for _, f := range urls {
+		if f.url == nil || *f.url == "" {
+			continue
+		}
+		if !httpURL(*f.url) {
+			return fmt.Errorf("%w: %s %q is not an absolute http(s) URL", ErrInvalid, f.name, *f.url)
+		}
+		if err := s.destinations.Check(ctx, *f.url); err != nil {
+			return fmt.Errorf("%w: %s", ErrInvalid, refusalDetail(f.name, *f.url, err))
+		}
+	}
+	return nil
+}

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/faxwebhooks"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/fax/internal/pdflimit"
 	"github.com/apistack/apistack/servers/fax/internal/pdftest"
 	"github.com/apistack/apistack/servers/internal/heaptest"
@@ -213,7 +213,7 @@ func TestDelivery_ReceiverDownGoesToTheFailoverURL(t *testing.T) {
 func TestDelivery_SlowReceiverTimesOutAndIsRetried(t *testing.T) {
 	h, r := newReceivingHarness(t, func(c *Config) { c.WebhookTimeout = 100 * time.Millisecond })
 	var slowOnce atomic.Bool
-	r.setBehaviour(func(e faxclient.Event) error {
+	r.setBehaviour(func(e faxwebhook.Event) error {
 		if e.Type == "fax.queued" && slowOnce.CompareAndSwap(false, true) {
 			time.Sleep(300 * time.Millisecond)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/faxapi"
-	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -22,23 +22,19 @@ type apiErrorItem struct {
 	Parameter string
 }
 
-// apiError is an error the fax API answers with: a status and one or more
-// items.
-type apiError struct {
-	Status int
-	Items  []apiErrorItem
-}
-
-func (e *apiError) Error() string {
-	parts := make([]string, 0, len(e.Items))
-	for _, it := range e.Items {
-		parts = append(parts, string(it.Code)+": "+it.Detail)
-	}
-	return fmt.Sprintf("%d %s", e.Status, strings.Join(parts, "; "))
-}
+// apiError is an error the fax API answers with. Most have one item, which
+// Name and Message make; a 422 built from a request's problems (invalid)
+// lists every item, with its source, in Extra, and its first item's code and
+// detail in Name and Message.
+type apiError = apierror.Error[faxapi.ErrorCode, []apiErrorItem]
 
 func newError(status int, code faxapi.ErrorCode, format string, args ...any) *apiError {
-	return &apiError{Status: status, Items: []apiErrorItem{{Code: code, Detail: fmt.Sprintf(format, args...)}}}
+	return apierror.New[faxapi.ErrorCode, []apiErrorItem](status, code, format, args...)
+}
+
+// invalid is the 422 listing each problem of a request as an item.
+func invalid(items ...apiErrorItem) *apiError {
+	return &apiError{Status: http.StatusUnprocessableEntity, Name: items[0].Code, Message: items[0].Detail, Extra: items}
 }
 
 func invalidField(pointer, detail string) apiErrorItem {
@@ -61,9 +57,10 @@ func errInvalidState(format string, args ...any) *apiError {
 	return newError(http.StatusUnprocessableEntity, faxapi.ErrorCodeInvalidState, format, args...)
 }
 
-func errInternal() *apiError {
-	return newError(http.StatusInternalServerError, faxapi.ErrorCodeInternalError, "an unexpected error occurred; retry later")
-}
+// errCodeTooManyRequests is the code of a 429, whose body the spec
+// declares apart (TooManyRequestsErrors), so that the codes of every other
+// answer stay as they were.
+const errCodeTooManyRequests = faxapi.ErrorCode(faxapi.TooManyRequestsErrorsErrorsCodeTooManyRequests)
 
 // titles are the short summaries of each code.
 var titles = map[faxapi.ErrorCode]string{
@@ -78,26 +75,34 @@ var titles = map[faxapi.ErrorCode]string{
 	faxapi.ErrorCodeInternalError:        "Internal Error",
 	faxapi.ErrorCodeRequestTimeout:       "Request Timeout",
 	faxapi.ErrorCodeServiceUnavailable:   "Service Unavailable",
+	errCodeTooManyRequests:               "Too Many Requests",
 }
 
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
+// faxErrors is the fax API's side of the shared error handler: every error
+// is rendered as {"errors": [...]}, and anything unexpected becomes
+// internal_error without detail (the detail goes to the log).
+var faxErrors = apierror.API[faxapi.ErrorCode, []apiErrorItem]{
+	Name:            "fax",
+	FailureNames:    failureNames,
+	UnavailableName: faxapi.ErrorCodeServiceUnavailable,
+	InternalName:    faxapi.ErrorCodeInternalError, InternalMessage: "an unexpected error occurred; retry later",
+	Failure: fromValidation, Echo: fromEcho, Render: render,
+}
 
-// errorHandler renders every error as {"errors": [...]}. Anything unexpected
-// becomes internal_error without detail (the detail goes to the log).
+// errorHandler renders every error in the fax API's body (see faxErrors).
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
-	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "fax", Logger: logger,
-		Failure: fromValidation, Echo: fromEcho, Internal: errInternal, Render: render,
-		Unavailable: func() *apiError {
-			return newError(http.StatusServiceUnavailable, faxapi.ErrorCodeServiceUnavailable, "%s", apiserver.UnavailableMessage)
-		},
-	})
+	api := faxErrors
+	api.Logger = logger
+	return api.Handler()
 }
 
 func render(c echo.Context, ae *apiError) error {
-	body := faxapi.Errors{Errors: make([]faxapi.Error, 0, len(ae.Items))}
-	for _, it := range ae.Items {
+	items := ae.Extra
+	if len(items) == 0 {
+		items = []apiErrorItem{{Code: ae.Name, Detail: ae.Message}}
+	}
+	body := faxapi.Errors{Errors: make([]faxapi.Error, 0, len(items))}
+	for _, it := range items {
 		e := faxapi.Error{Code: it.Code, Title: titles[it.Code], Detail: it.Detail}
 		if it.Pointer != "" || it.Parameter != "" {
 			e.Source = &faxapi.ErrorSource{}
@@ -115,10 +120,20 @@ func render(c echo.Context, ae *apiError) error {
 	return c.JSON(ae.Status, body)
 }
 
+// unboundParameter reads the parameter's name from the generated wrapper's
+// refusal of a value it cannot bind.
+var unboundParameter = regexp.MustCompile(`^Invalid format for parameter (\S+): `)
+
 func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 	msg := fmt.Sprint(he.Message)
 	switch he.Code {
 	case http.StatusBadRequest:
+		// The generated wrapper refuses a parameter it cannot bind (a path
+		// id that is not a UUID) naming it: source.parameter names it too,
+		// as the spec promises for every bad parameter.
+		if m := unboundParameter.FindStringSubmatch(msg); m != nil {
+			return invalid(apiErrorItem{Code: faxapi.ErrorCodeInvalidParameter, Detail: msg, Parameter: m[1]}), true
+		}
 		return newError(http.StatusUnprocessableEntity, faxapi.ErrorCodeInvalidParameter, "%s", msg), true
 	case http.StatusNotFound:
 		return errNotFoundf("no such resource"), true
@@ -132,7 +147,7 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 
 // failureAnswers are the fax API's answers to the failures of the spec
 // validation (a KindInvalid failure is a 422 listing each cause as an item).
-var failureNames = apiserver.FailureNames[faxapi.ErrorCode]{
+var failureNames = apierror.FailureNames[faxapi.ErrorCode]{
 	Invalid: faxapi.ErrorCodeInvalidParameter, InvalidStatus: http.StatusUnprocessableEntity,
 	Unauthenticated: faxapi.ErrorCodeAuthenticationFailed, UnsupportedMediaType: faxapi.ErrorCodeUnsupportedMediaType,
 	NotFound: faxapi.ErrorCodeNotFound, MethodNotAllowed: faxapi.ErrorCodeMethodNotAllowed, TooLarge: faxapi.ErrorCodeRequestTooLarge,
@@ -145,13 +160,13 @@ var failureNames = apiserver.FailureNames[faxapi.ErrorCode]{
 var missingProperty = regexp.MustCompile(`^property "([^"]+)" is (missing|unsupported)$`)
 
 func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
-	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
+	if inner, ok := apierror.AuthError[*apiError](vf); ok {
 		return inner
 	}
 	if status, code := failureNames.Of(vf.Kind); status != http.StatusUnprocessableEntity {
 		return newError(status, code, "%s", vf.Message)
 	}
-	ae := &apiError{Status: http.StatusUnprocessableEntity}
+	var items []apiErrorItem
 	for _, c := range vf.Causes {
 		it := apiErrorItem{Code: faxapi.ErrorCodeInvalidParameter, Detail: c.Message}
 		switch c.In {
@@ -168,10 +183,10 @@ func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
 			it.Parameter = c.Name
 			it.Detail = c.Name + ": " + c.Message
 		}
-		ae.Items = append(ae.Items, it)
+		items = append(items, it)
 	}
-	if len(ae.Items) == 0 {
-		ae.Items = []apiErrorItem{{Code: faxapi.ErrorCodeInvalidParameter, Detail: vf.Message}}
+	if len(items) == 0 {
+		items = []apiErrorItem{{Code: faxapi.ErrorCodeInvalidParameter, Detail: vf.Message}}
 	}
-	return ae
+	return invalid(items...)
 }

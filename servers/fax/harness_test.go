@@ -21,9 +21,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/protocol/contract"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/testdb"
@@ -86,8 +86,8 @@ type receiver struct {
 	url string
 
 	mu     sync.Mutex
-	events []faxclient.Event
-	behave func(e faxclient.Event) error
+	events []faxwebhook.Event
+	behave func(e faxwebhook.Event) error
 	notify chan struct{}
 }
 
@@ -104,7 +104,7 @@ func newReceivingHarness(t testing.TB, opts ...harnessOption) (*harness, *receiv
 func newReceiver(t testing.TB, h *harness) *receiver {
 	t.Helper()
 	r := &receiver{t: t, notify: make(chan struct{}, 1)}
-	handler, err := faxclient.NewWebhookHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxwebhook.NewHandler(h.srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxwebhook.Event) error {
 		r.mu.Lock()
 		behave := r.behave
 		r.mu.Unlock()
@@ -118,7 +118,7 @@ func newReceiver(t testing.TB, h *harness) *receiver {
 		r.mu.Unlock()
 		nudge(r.notify)
 		return nil
-	}, faxclient.WithClock(h.clock.Now))
+	}, faxwebhook.WithClock(h.clock.Now))
 	require.NoError(t, err)
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
@@ -126,7 +126,7 @@ func newReceiver(t testing.TB, h *harness) *receiver {
 	return r
 }
 
-func (r *receiver) setBehaviour(f func(e faxclient.Event) error) {
+func (r *receiver) setBehaviour(f func(e faxwebhook.Event) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.behave = f
@@ -136,7 +136,7 @@ func (r *receiver) setBehaviour(f func(e faxclient.Event) error) {
 // events of type eventType (a receiver's hiccup) and take the rest.
 func (r *receiver) failFirst(eventType string, n int32) {
 	var failures atomic.Int32
-	r.setBehaviour(func(e faxclient.Event) error {
+	r.setBehaviour(func(e faxwebhook.Event) error {
 		if e.Type == eventType && failures.Add(1) <= n {
 			return errors.New("receiver hiccup")
 		}
@@ -145,10 +145,10 @@ func (r *receiver) failFirst(eventType string, n int32) {
 }
 
 // eventsOf returns the events received about fax id, in arrival order.
-func (r *receiver) eventsOf(faxID string) []faxclient.Event {
+func (r *receiver) eventsOf(faxID string) []faxwebhook.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []faxclient.Event
+	var out []faxwebhook.Event
 	for _, e := range r.events {
 		if e.FaxID == faxID {
 			out = append(out, e)
@@ -167,7 +167,7 @@ func (r *receiver) typesOf(faxID string) []string {
 }
 
 // waitFor waits until the events about faxID end with last (or times out).
-func (r *receiver) waitFor(faxID, last string) []faxclient.Event {
+func (r *receiver) waitFor(faxID, last string) []faxwebhook.Event {
 	r.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -247,7 +247,15 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	h.webhookKey = h.srv.Operator().WebhookPublicKey()
 	h.docs = documents(t)
 
-	h.acct, h.key, h.app = newSendingAccount(t, h.srv.Operator(), "acme", h.from, "http://127.0.0.1:9/")
+	// Until a test points the application elsewhere, its webhooks go
+	// nowhere: to the discard port on loopback, or, where the policy
+	// refuses loopback (and would refuse to store that URL), to a name
+	// the test's resolver does not know.
+	nowhere := "http://127.0.0.1:9/"
+	if d := h.cfg.Destinations; !d.AllowPrivate && !d.AllowLoopback {
+		nowhere = "http://nowhere.test:9/"
+	}
+	h.acct, h.key, h.app = newSendingAccount(t, h.srv.Operator(), "acme", h.from, nowhere)
 
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(), contract.OnViolation(func(v *contract.Violation) {
 		t.Errorf("fax API breaks its spec: %v", v)
@@ -305,12 +313,12 @@ func getFax(t testing.TB, api *faxapi.ClientWithResponses, id string) faxapi.Fax
 // server's public key, as the spec's webhookSignature scheme says. The
 // timestamp's freshness is the receiver's business (tests move the clock).
 func (h *harness) verifyDelivery(_ *openapi3.SecurityScheme, req *http.Request, body []byte) error {
-	ts := req.Header.Get(faxclient.HeaderTimestamp)
+	ts := req.Header.Get(faxwebhook.HeaderTimestamp)
 	secs, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil {
 		return fmt.Errorf("webhook timestamp %q: %w", ts, err)
 	}
-	return faxclient.VerifySignature(h.webhookKey, ts, req.Header.Get(faxclient.HeaderSignature), body, time.Unix(secs, 0), 0)
+	return faxwebhook.VerifySignature(h.webhookKey, ts, req.Header.Get(faxwebhook.HeaderSignature), body, time.Unix(secs, 0), 0)
 }
 
 // start opens the database and serves the API and the worker; stop undoes it.

@@ -18,7 +18,7 @@ type outcome struct {
 var delivered = outcome{name: "delivered", sendingSteps: 1}
 
 // OutcomeNumber is one of the destination numbers with a chosen outcome
-// (+1 312 555 08NN), documented in the spec and the README.
+// (+1 312 555 08NN), documented in the spec and docs/apis.md.
 type OutcomeNumber struct {
 	// To is the destination number.
 	To string

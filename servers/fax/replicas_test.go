@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/egress"
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -47,8 +47,8 @@ type replicaSet struct {
 	docs     *httptest.Server
 
 	mu       sync.Mutex
-	received map[string][]faxclient.Event // by fax id, in arrival order
-	byID     map[string]int               // deliveries of each event id
+	received map[string][]faxwebhook.Event // by fax id, in arrival order
+	byID     map[string]int                // deliveries of each event id
 	total    int
 	progress chan struct{}
 	hook     string
@@ -79,7 +79,7 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 	t.Helper()
 	first, reopen := testdb.OpenTwice(t, testMigrations)
 	rs := &replicaSet{t: t, db: first, clock: clock.NewFake(time.Now().UTC()), docs: documents(t),
-		received: map[string][]faxclient.Event{}, byID: map[string]int{}, progress: make(chan struct{}, 1)}
+		received: map[string][]faxwebhook.Event{}, byID: map[string]int{}, progress: make(chan struct{}, 1)}
 	masterKey, err := LoadOrCreateMasterKey(filepath.Join(t.TempDir(), "fax-master.key"))
 	require.NoError(t, err)
 	for i := range n {
@@ -101,7 +101,7 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 		rs.replicas = append(rs.replicas, r)
 	}
 	// Every replica has the same webhook key: it is in the database.
-	handler, err := faxclient.NewWebhookHandler(rs.replicas[0].srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxclient.Event) error {
+	handler, err := faxwebhook.NewHandler(rs.replicas[0].srv.Operator().WebhookPublicKey(), func(_ context.Context, e faxwebhook.Event) error {
 		rs.mu.Lock()
 		rs.received[e.FaxID] = append(rs.received[e.FaxID], e)
 		rs.byID[e.ID]++
@@ -109,7 +109,7 @@ func newReplicaSet(t *testing.T, n int, lease, webhookTimeout time.Duration) *re
 		rs.mu.Unlock()
 		nudge(rs.progress)
 		return nil
-	}, faxclient.WithClock(rs.clock.Now))
+	}, faxwebhook.WithClock(rs.clock.Now))
 	require.NoError(t, err)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if stall := rs.stall.Load(); stall != nil && req.Header.Get(replicaHeader) == *stall {

@@ -86,7 +86,7 @@ func (s *store) deleteAccount(ctx context.Context, name string) error {
 				return fmt.Errorf("delete account: %w", err)
 			}
 		}
-		return nil
+		return s.forgetRate(ctx, tx, id)
 	})
 }
 
@@ -130,8 +130,21 @@ func (s *store) resetAccount(ctx context.Context, name string, keyHash []byte, a
 				return fmt.Errorf("reset account: %w", err)
 			}
 		}
-		return nil
+		return s.forgetRate(ctx, tx, id)
 	})
+}
+
+// forgetRate deletes the account's request-rate bucket, kept in the
+// database when replicas share it (on SQLite it is in the process's memory,
+// a few bytes, and refills by itself).
+func (s *store) forgetRate(ctx context.Context, tx *sqldb.Tx, accountID string) error {
+	if !s.db.Shared() {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM rate_limits WHERE key = ?`, "requests:account:"+accountID); err != nil {
+		return fmt.Errorf("forget the account's request rate: %w", err)
+	}
+	return nil
 }
 
 // revokingTx runs f in a transaction (sqldb.InTx), then drops what the

@@ -36,6 +36,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/egress"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
@@ -82,9 +83,11 @@ type DestinationOptions = egress.Options
 
 // Server is the fax API, its transmission simulator and its webhook sender.
 type Server struct {
-	cfg        Config
-	store      *store
-	clock      clock.Clock
+	cfg   Config
+	store *store
+	clock clock.Clock
+	// limiter bounds each account's requests.
+	limiter    *ratelimit.Limiter
 	logger     *slog.Logger
 	signingKey ed25519.PrivateKey
 	linkKey    []byte
@@ -176,6 +179,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		linkKey:       linkKey,
 		wakeSim:       make(chan struct{}, 1),
 		wakeOutbox:    make(chan struct{}, 1),
+		limiter:       ratelimit.New("requests", cfg.RateLimit, cfg.RateLimitPeriod, cfg.Clock, ratelimit.StoreFor(st.db)),
 	}
 	st.ownClocks = cfg.Clocks != nil
 	st.revoked = func() {
@@ -327,7 +331,7 @@ func (s *Server) SendFax(ctx context.Context, req faxserver.SendFaxRequestObject
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+		return nil, invalid(problems...)
 	}
 
 	now := s.tenantNow(ctx)
@@ -514,7 +518,7 @@ func (s *Server) CreateFaxApplication(ctx context.Context, req faxserver.CreateF
 		{"webhook_url", "/webhook_url", &b.WebhookUrl},
 		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
 	}); len(problems) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+		return nil, invalid(problems...)
 	}
 	if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
 		return nil, err
@@ -548,7 +552,7 @@ func (s *Server) UpdateFaxApplication(ctx context.Context, req faxserver.UpdateF
 		{"webhook_url", "/webhook_url", b.WebhookUrl},
 		{"webhook_failover_url", "/webhook_failover_url", b.WebhookFailoverUrl},
 	}); len(problems) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Items: problems}
+		return nil, invalid(problems...)
 	}
 	if b.OutboundVoiceProfileId != nil {
 		if err := s.setVoiceProfile(ctx, &a, b.OutboundVoiceProfileId); err != nil {
@@ -591,9 +595,7 @@ func (s *Server) setVoiceProfile(ctx context.Context, a *application, id *string
 		return err
 	}
 	if !ok {
-		return &apiError{Status: http.StatusUnprocessableEntity, Items: []apiErrorItem{
-			invalidField("/outbound_voice_profile_id", "outbound_voice_profile_id is not an outbound voice profile of this account"),
-		}}
+		return invalid(invalidField("/outbound_voice_profile_id", "outbound_voice_profile_id is not an outbound voice profile of this account"))
 	}
 	p := *id
 	a.VoiceProfileID = &p

@@ -43,7 +43,12 @@ type Settings struct {
 	// claimer died). A replica extends its claim while it retries a
 	// delivery. It must exceed MediaTimeout and WebhookTimeout; 0 means 30s,
 	// or twice the longer of them when that is more.
-	Lease time.Duration `flag:"fax-lease" help:"how long a replica's claim on fax work lasts before another replica takes it over; must exceed --fax-media-timeout and --fax-webhook-timeout (0: 30s, or twice the longer of them)"`
+	// RateLimit is how many requests each account may make per
+	// RateLimitPeriod, refilled continuously, in bursts of as many; past it
+	// a request answers 429 with Retry-After.
+	RateLimit       int           `flag:"fax-rate-limit" default:"1200" help:"how many fax API requests each account may make per --fax-rate-limit-period, in bursts of as many; past it a request answers 429"`
+	RateLimitPeriod time.Duration `flag:"fax-rate-limit-period" default:"1m" help:"the period of --fax-rate-limit"`
+	Lease           time.Duration `flag:"fax-lease" help:"how long a replica's claim on fax work lasts before another replica takes it over; must exceed --fax-media-timeout and --fax-webhook-timeout (0: 30s, or twice the longer of them)"`
 }
 
 // DefaultStepInterval spaces the simulator's steps under `apistack serve`

@@ -2,6 +2,7 @@ package fax
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/internal/contractsweep"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
@@ -124,3 +125,54 @@ func TestBodies_OfAnotherTypeOrOverTheLimitAreRefused(t *testing.T) {
 		assert.Equal(t, http.StatusRequestEntityTooLarge, h.rawStatus(t, op.method, op.path, "application/json", big), op.path)
 	}
 }
+
+func TestEveryOperation_ForAMalformedIDAnswers422(t *testing.T) {
+	h := newHarness(t)
+	// Every operation on a path with a UUID parameter answers 422
+	// invalid_parameter whose source.parameter names it; the contract
+	// coverage sees the source of each. (A fax application's id is any
+	// string: a malformed one is unknown, 404.)
+	var sources []string
+	transport := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		var e struct {
+			Errors []struct {
+				Source *struct{ Parameter string } `json:"source"`
+			} `json:"errors"`
+		}
+		if json.Unmarshal(body, &e) == nil && len(e.Errors) == 1 && e.Errors[0].Source != nil {
+			sources = append(sources, e.Errors[0].Source.Parameter)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	})
+	n := contractsweep.Status(t, http.StatusUnprocessableEntity, contractsweep.Sweep{
+		API: contract.Fax, BaseURL: h.url, Authorization: "Bearer " + h.key, Transport: transport,
+		Values: map[string]string{"id": "not-a-uuid", "media_id": "not-a-uuid"},
+		Body:   func(id string) string { return sweepBodies[id] },
+		Keep: func(_ *openapi3.T, op contractcoverage.Operation) bool {
+			for _, p := range append(slices.Clone(op.Shared), op.Op.Parameters...) {
+				if p.Value.In == openapi3.ParameterInPath && p.Value.Schema.Value.Format == "uuid" {
+					return true
+				}
+			}
+			return false
+		},
+	})
+	assert.Len(t, sources, n, "each answer has a source")
+	for _, s := range sources {
+		assert.Contains(t, []string{"id", "media_id"}, s, "the source names the malformed parameter")
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

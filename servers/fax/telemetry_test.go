@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/telemetry/telemetrytest"
@@ -71,7 +71,7 @@ func TestTelemetry_AFaxFlowMovesTheCounters(t *testing.T) {
 
 	// While a receiver holds an event, it waits in the outbox.
 	entered, release := make(chan struct{}, 8), make(chan struct{})
-	failover.setBehaviour(func(faxclient.Event) error {
+	failover.setBehaviour(func(faxwebhook.Event) error {
 		entered <- struct{}{}
 		<-release
 		return nil

@@ -15,7 +15,7 @@ const apiName = "pam"
 // serve`, the test kit, pamtest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, Files: migrationFiles, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants,
+	Reset: resetTenants, Delete: deleteTenants, Fixture: applyFixture, Copy: copyTenants,
 }
 
 // newFromEnv is the pam server of an assembler.

@@ -13,8 +13,9 @@ import (
 )
 
 // The directory operations, in the order of the spec: the caller, groups and
-// their members, users, service users and their keys, roles. Each authorizes
-// first (team, then role), so nothing of another team is ever looked up.
+// their members, users, service users and their keys, roles. Each runs only
+// once the authorization (admit) let its caller in, by the roles the spec
+// lists for it, and works on the caller's team only.
 
 // noContent is the 204 answer of every update, delete, add and remove.
 func noContent(ctx context.Context) pamserver.NoContentResponse {
@@ -49,10 +50,9 @@ func mapStoreErr(err error, notFound, exists string) error {
 	return err
 }
 
-// liveGroupOf authorizes the caller for perm on the team, then finds the
-// team's live group named name.
-func (s *Server) liveGroupOf(ctx context.Context, team, name string, perm permission) (*principal, group, error) {
-	p, err := s.authorize(ctx, team, perm)
+// liveGroupOf finds the caller's team's live group named name.
+func (s *Server) liveGroupOf(ctx context.Context, name string) (*principal, group, error) {
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, group{}, err
 	}
@@ -60,10 +60,9 @@ func (s *Server) liveGroupOf(ctx context.Context, team, name string, perm permis
 	return p, g, mapStoreErr(err, "no live group named "+name, "")
 }
 
-// serviceUserOf authorizes the caller for perm on the team, then finds the
-// team's service user named name.
-func (s *Server) serviceUserOf(ctx context.Context, team, name string, perm permission) (*principal, user, error) {
-	p, err := s.authorize(ctx, team, perm)
+// serviceUserOf finds the caller's team's service user named name.
+func (s *Server) serviceUserOf(ctx context.Context, name string) (*principal, user, error) {
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, user{}, err
 	}
@@ -73,7 +72,7 @@ func (s *Server) serviceUserOf(ctx context.Context, team, name string, perm perm
 
 // GetCurrentUser returns the caller with its effective roles.
 func (s *Server) GetCurrentUser(ctx context.Context, req pamserver.GetCurrentUserRequestObject) (pamserver.GetCurrentUserResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, anyMember)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +80,11 @@ func (s *Server) GetCurrentUser(ctx context.Context, req pamserver.GetCurrentUse
 	if err != nil {
 		return nil, err
 	}
-	roles := mapped(p.Roles, toRole)
+	effective, err := s.effectiveRoles(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	roles := mapped(effective, toRole)
 	return pamserver.GetCurrentUser200JSONResponse{
 		Body: pamapi.CurrentUser{
 			Id: mustUUID(u.ID), Name: u.Name, Kind: pamapi.UserKind(u.Kind), Status: pamapi.UserStatus(u.Status),
@@ -93,7 +96,7 @@ func (s *Server) GetCurrentUser(ctx context.Context, req pamserver.GetCurrentUse
 
 // CreateGroup creates a group.
 func (s *Server) CreateGroup(ctx context.Context, req pamserver.CreateGroupRequestObject) (pamserver.CreateGroupResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +109,7 @@ func (s *Server) CreateGroup(ctx context.Context, req pamserver.CreateGroupReque
 
 // GetGroup returns a group, live or deleted.
 func (s *Server) GetGroup(ctx context.Context, req pamserver.GetGroupRequestObject) (pamserver.GetGroupResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +122,7 @@ func (s *Server) GetGroup(ctx context.Context, req pamserver.GetGroupRequestObje
 
 // UpdateGroup replaces a live group's roles.
 func (s *Server) UpdateGroup(ctx context.Context, req pamserver.UpdateGroupRequestObject) (pamserver.UpdateGroupResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +134,7 @@ func (s *Server) UpdateGroup(ctx context.Context, req pamserver.UpdateGroupReque
 
 // DeleteGroup soft-deletes a live group.
 func (s *Server) DeleteGroup(ctx context.Context, req pamserver.DeleteGroupRequestObject) (pamserver.DeleteGroupResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +146,7 @@ func (s *Server) DeleteGroup(ctx context.Context, req pamserver.DeleteGroupReque
 
 // ListGroupMembers lists the users of a live group.
 func (s *Server) ListGroupMembers(ctx context.Context, req pamserver.ListGroupMembersRequestObject) (pamserver.ListGroupMembersResponseObject, error) {
-	p, g, err := s.liveGroupOf(ctx, req.TeamName, req.GroupName, readDirectory)
+	p, g, err := s.liveGroupOf(ctx, req.GroupName)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +163,7 @@ func (s *Server) ListGroupMembers(ctx context.Context, req pamserver.ListGroupMe
 
 // AddGroupMember puts a user of the team in a live group.
 func (s *Server) AddGroupMember(ctx context.Context, req pamserver.AddGroupMemberRequestObject) (pamserver.AddGroupMemberResponseObject, error) {
-	p, g, err := s.liveGroupOf(ctx, req.TeamName, req.GroupName, manageDirectory)
+	p, g, err := s.liveGroupOf(ctx, req.GroupName)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +179,7 @@ func (s *Server) AddGroupMember(ctx context.Context, req pamserver.AddGroupMembe
 
 // RemoveGroupMember takes a user out of a live group.
 func (s *Server) RemoveGroupMember(ctx context.Context, req pamserver.RemoveGroupMemberRequestObject) (pamserver.RemoveGroupMemberResponseObject, error) {
-	p, g, err := s.liveGroupOf(ctx, req.TeamName, req.GroupName, manageDirectory)
+	p, g, err := s.liveGroupOf(ctx, req.GroupName)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +195,7 @@ func (s *Server) RemoveGroupMember(ctx context.Context, req pamserver.RemoveGrou
 
 // ListUsers lists the team's users, human and service.
 func (s *Server) ListUsers(ctx context.Context, req pamserver.ListUsersRequestObject) (pamserver.ListUsersResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +213,7 @@ func (s *Server) ListUsers(ctx context.Context, req pamserver.ListUsersRequestOb
 
 // GetUser returns a user of the team.
 func (s *Server) GetUser(ctx context.Context, req pamserver.GetUserRequestObject) (pamserver.GetUserResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +226,7 @@ func (s *Server) GetUser(ctx context.Context, req pamserver.GetUserRequestObject
 
 // ListServiceUsers lists the team's service users.
 func (s *Server) ListServiceUsers(ctx context.Context, req pamserver.ListServiceUsersRequestObject) (pamserver.ListServiceUsersResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +246,7 @@ func (s *Server) ListServiceUsers(ctx context.Context, req pamserver.ListService
 
 // CreateServiceUser creates an active service user without keys.
 func (s *Server) CreateServiceUser(ctx context.Context, req pamserver.CreateServiceUserRequestObject) (pamserver.CreateServiceUserResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, manageDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +259,7 @@ func (s *Server) CreateServiceUser(ctx context.Context, req pamserver.CreateServ
 
 // GetServiceUser returns a service user.
 func (s *Server) GetServiceUser(ctx context.Context, req pamserver.GetServiceUserRequestObject) (pamserver.GetServiceUserResponseObject, error) {
-	_, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, readDirectory)
+	_, u, err := s.serviceUserOf(ctx, req.UserName)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +268,7 @@ func (s *Server) GetServiceUser(ctx context.Context, req pamserver.GetServiceUse
 
 // UpdateServiceUser renames, disables or enables a service user.
 func (s *Server) UpdateServiceUser(ctx context.Context, req pamserver.UpdateServiceUserRequestObject) (pamserver.UpdateServiceUserResponseObject, error) {
-	p, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, manageDirectory)
+	p, u, err := s.serviceUserOf(ctx, req.UserName)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +289,7 @@ func (s *Server) UpdateServiceUser(ctx context.Context, req pamserver.UpdateServ
 
 // ListServiceUserKeys lists a service user's live keys, never their secrets.
 func (s *Server) ListServiceUserKeys(ctx context.Context, req pamserver.ListServiceUserKeysRequestObject) (pamserver.ListServiceUserKeysResponseObject, error) {
-	p, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, readDirectory)
+	p, u, err := s.serviceUserOf(ctx, req.UserName)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +310,7 @@ func (s *Server) ListServiceUserKeys(ctx context.Context, req pamserver.ListServ
 
 // CreateServiceUserKey issues a key and shows its secret this once.
 func (s *Server) CreateServiceUserKey(ctx context.Context, req pamserver.CreateServiceUserKeyRequestObject) (pamserver.CreateServiceUserKeyResponseObject, error) {
-	p, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, manageDirectory)
+	p, u, err := s.serviceUserOf(ctx, req.UserName)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +334,7 @@ func (s *Server) CreateServiceUserKey(ctx context.Context, req pamserver.CreateS
 
 // DeleteServiceUserKey deletes a key; its tokens stop working at once.
 func (s *Server) DeleteServiceUserKey(ctx context.Context, req pamserver.DeleteServiceUserKeyRequestObject) (pamserver.DeleteServiceUserKeyResponseObject, error) {
-	_, u, err := s.serviceUserOf(ctx, req.TeamName, req.UserName, manageDirectory)
+	_, u, err := s.serviceUserOf(ctx, req.UserName)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +358,7 @@ func roleKey(r pamapi.RoleInfo) keyset { return keyset{Name: string(r.Name), ID:
 
 // ListRoles lists the roles a group can grant.
 func (s *Server) ListRoles(ctx context.Context, req pamserver.ListRolesRequestObject) (pamserver.ListRolesResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, anyMember)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}

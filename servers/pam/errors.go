@@ -10,31 +10,24 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // apiError is an error the PAM API answers with: a status, one of the
-// service's error names and a sentence for the caller.
-type apiError struct {
-	Status  int
-	Name    pamapi.ErrorName
-	Message string
-	Causes  []pamapi.ErrorCause
-}
-
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Name, e.Message) }
+// service's error names, a sentence for the caller and, in Extra, the
+// error_cause entries that locate what was wrong.
+type apiError = apierror.Error[pamapi.ErrorName, []pamapi.ErrorCause]
 
 func newError(status int, name pamapi.ErrorName, format string, args ...any) *apiError {
-	return &apiError{Status: status, Name: name, Message: fmt.Sprintf(format, args...)}
+	return apierror.New[pamapi.ErrorName, []pamapi.ErrorCause](status, name, format, args...)
 }
 
 func errInvalid(in pamapi.ErrorCauseLocationType, location, format string, args ...any) *apiError {
-	msg := fmt.Sprintf(format, args...)
-	return &apiError{
-		Status: http.StatusBadRequest, Name: pamapi.ErrorNameInvalidRequest, Message: msg,
-		Causes: []pamapi.ErrorCause{{Error: msg, LocationType: in, Location: location}},
-	}
+	e := newError(http.StatusBadRequest, pamapi.ErrorNameInvalidRequest, format, args...)
+	e.Extra = []pamapi.ErrorCause{{Error: e.Message, LocationType: in, Location: location}}
+	return e
 }
 
 func errAuthentication(format string, args ...any) *apiError {
@@ -53,36 +46,36 @@ func errNoSuch(format string, args ...any) *apiError {
 	return newError(http.StatusNotFound, pamapi.ErrorNameResourceDoesNotExist, format, args...)
 }
 
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
+// failureNames are PAM's names for the refusals of the spec validation.
+var failureNames = apierror.FailureNames[pamapi.ErrorName]{
+	Invalid: pamapi.ErrorNameInvalidRequest, Unauthenticated: pamapi.ErrorNameAuthenticationError,
+	UnsupportedMediaType: pamapi.ErrorNameUnsupportedContentType, NotFound: pamapi.ErrorNameResourceDoesNotExist,
+}
 
-// errorHandler renders every error in the PAM body. Validation failures keep
-// their causes; anything unexpected becomes unknown_error without detail (the
-// detail goes to the log, never to the caller).
+// pamErrors is PAM's side of the shared error handler. Validation failures
+// keep their causes; anything unexpected becomes unknown_error without
+// detail (the detail goes to the log, never to the caller), and a database
+// that cannot be reached is 503 service_offline.
+var pamErrors = apierror.API[pamapi.ErrorName, []pamapi.ErrorCause]{
+	Name:            "pam",
+	FailureNames:    failureNames,
+	UnavailableName: pamapi.ErrorNameServiceOffline,
+	InternalName:    pamapi.ErrorNameUnknownError, InternalMessage: "an unexpected error occurred; retry later",
+	Failure: fromValidation, Domain: fromQuota, Echo: fromEcho,
+	Render: func(c echo.Context, ae *apiError) error {
+		causes := ae.Extra
+		if causes == nil {
+			causes = []pamapi.ErrorCause{}
+		}
+		return c.JSON(ae.Status, pamapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message, ErrorCause: causes})
+	},
+}
+
+// errorHandler renders every error in the PAM body (see pamErrors).
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
-	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "pam", Logger: logger,
-		Failure: fromValidation, Domain: fromQuota, Echo: fromEcho,
-		Internal:    errUnknown,
-		Unavailable: errUnavailable,
-		Render: func(c echo.Context, ae *apiError) error {
-			causes := ae.Causes
-			if causes == nil {
-				causes = []pamapi.ErrorCause{}
-			}
-			return c.JSON(ae.Status, pamapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message, ErrorCause: causes})
-		},
-	})
-}
-
-// errUnavailable is the answer while the database cannot be reached: 503
-// service_offline (the error handler adds Retry-After).
-func errUnavailable() *apiError {
-	return newError(http.StatusServiceUnavailable, pamapi.ErrorNameServiceOffline, "%s", apiserver.UnavailableMessage)
-}
-
-func errUnknown() *apiError {
-	return newError(http.StatusInternalServerError, pamapi.ErrorNameUnknownError, "an unexpected error occurred; retry later")
+	api := pamErrors
+	api.Logger = logger
+	return api.Handler()
 }
 
 // lookupError is the answer to a failed lookup outside a handler (resolving
@@ -94,9 +87,9 @@ func lookupError(err error) *apiError {
 		return newError(apiserver.StatusClientClosedRequest, pamapi.ErrorNameClientClosedConnection, "the client closed the connection")
 	}
 	if apiserver.Unavailable(err) {
-		return errUnavailable()
+		return pamErrors.Unavailable()
 	}
-	return errUnknown()
+	return pamErrors.Internal()
 }
 
 func fromQuota(err error) (*apiError, bool) {
@@ -120,23 +113,17 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 	return nil, false
 }
 
-// failureAnswers are PAM's answers to the failures of the spec validation.
-var failureNames = apiserver.FailureNames[pamapi.ErrorName]{
-	Invalid: pamapi.ErrorNameInvalidRequest, Unauthenticated: pamapi.ErrorNameAuthenticationError,
-	UnsupportedMediaType: pamapi.ErrorNameUnsupportedContentType, NotFound: pamapi.ErrorNameResourceDoesNotExist,
-}
-
 func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
 	causes := make([]pamapi.ErrorCause, 0, len(vf.Causes))
 	for _, c := range vf.Causes {
 		causes = append(causes, pamapi.ErrorCause{Error: c.Message, LocationType: locationType(c.In), Location: c.Name})
 	}
-	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
-		inner.Causes = causes
+	if inner, ok := apierror.AuthError[*apiError](vf); ok {
+		inner.Extra = causes
 		return inner
 	}
 	status, name := failureNames.Of(vf.Kind)
-	return &apiError{Status: status, Name: name, Message: vf.Message, Causes: causes}
+	return &apiError{Status: status, Name: name, Message: vf.Message, Extra: causes}
 }
 
 func locationType(in string) pamapi.ErrorCauseLocationType {

@@ -29,6 +29,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/pagetoken"
 	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -146,7 +147,22 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 // Handler returns the HTTP handler of the API: the generated routes behind
 // validation, auth and rate limiting, plus /healthz, /openapi.yaml and /docs/.
+// Who may call each operation is read from the spec (x-apistack-roles); a
+// spec that does not say it for every operation fails here.
 func (s *Server) Handler() (http.Handler, error) {
+	spec, err := pamserver.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("pam spec: %w", err)
+	}
+	table, err := rights.FromSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return s.handlerWith(table)
+}
+
+// handlerWith is Handler with the operations authorized by table.
+func (s *Server) handlerWith(table *rights.Table) (http.Handler, error) {
 	e, err := s.cfg.Echo(apiserver.Config{
 		Name:         "pam",
 		Title:        "apistack PAM API",
@@ -160,7 +176,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	pamserver.RegisterHandlers(e, pamserver.NewStrictHandler(s, nil))
+	pamserver.RegisterHandlers(e, pamserver.NewStrictHandler(s, []pamserver.StrictMiddlewareFunc{s.authorizeOperations(table)}))
 	return e, nil
 }
 
@@ -227,7 +243,7 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 
 // ListGroups lists the team's groups, one keyset page at a time.
 func (s *Server) ListGroups(ctx context.Context, req pamserver.ListGroupsRequestObject) (pamserver.ListGroupsResponseObject, error) {
-	p, err := s.authorize(ctx, req.TeamName, readDirectory)
+	p, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}

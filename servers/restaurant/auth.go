@@ -132,14 +132,13 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 		switch {
 		case err != nil:
 			return nil, err
-		case !exists:
-			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyUNKNOWNRESTAURANT, "restaurant %s does not exist", guid)
-			e.Field = headerRestaurant
-			return nil, e
-		case !granted:
+		case !exists || !granted:
+			// A restaurant that does not exist answers as one not granted:
+			// a client learns nothing of the restaurants it may not read,
+			// not even that they exist.
 			e := newError(http.StatusForbidden, restaurantapi.ErrorKeyRESTAURANTNOTGRANTED,
 				"this API client was not granted access to restaurant %s", guid)
-			e.Field = headerRestaurant
+			e.Extra.Field = headerRestaurant
 			return nil, e
 		}
 		// Both limits in one call of the store (one statement on
@@ -160,7 +159,7 @@ func (s *Server) gate(f restaurantserver.StrictHandlerFunc, operationID string) 
 				s.cfg.Telemetry.RateLimited("restaurant", l.name)
 				e := newError(http.StatusTooManyRequests, restaurantapi.ErrorKeyRATELIMITED,
 					"restaurant %s is over its limit of %d requests per %s; retry after %s", guid, d.Limit, l.period, d.RetryAt.UTC().Format(time.RFC3339))
-				e.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
+				e.Extra.RetryAfter = retryAfterSeconds(clientClock.Now(), d)
 				return nil, e
 			}
 		}

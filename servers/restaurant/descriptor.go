@@ -20,7 +20,7 @@ const apiName = "restaurant"
 // (servers/stack, `apistack serve`, the test kit, restauranttest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, Files: migrationFiles, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants,
+	Reset: resetTenants, Delete: deleteTenants, Fixture: applyFixture, Copy: copyTenants,
 }
 
 // newFromEnv is the restaurant server of an assembler.

@@ -9,18 +9,20 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
-	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // headerRestaurant is the header that selects the restaurant.
 const headerRestaurant = "Platform-Restaurant-External-ID"
 
-// apiError is an error the restaurant API answers with.
-type apiError struct {
-	Status  int
-	Key     restaurantapi.ErrorKey
-	Message string
+// apiError is an error the restaurant API answers with; its Name is the
+// body's messageKey.
+type apiError = apierror.Error[restaurantapi.ErrorKey, errorExtra]
+
+// errorExtra is what the restaurant API's error body carries besides the
+// key and the message.
+type errorExtra struct {
 	// Field is the parameter or header at fault, if any.
 	Field   string
 	Details []restaurantapi.ErrorDetail
@@ -28,16 +30,14 @@ type apiError struct {
 	RetryAfter int
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Key, e.Message) }
-
 func newError(status int, key restaurantapi.ErrorKey, format string, args ...any) *apiError {
-	return &apiError{Status: status, Key: key, Message: fmt.Sprintf(format, args...)}
+	return apierror.New[restaurantapi.ErrorKey, errorExtra](status, key, format, args...)
 }
 
 func errParam(key restaurantapi.ErrorKey, field, format string, args ...any) *apiError {
 	e := newError(http.StatusBadRequest, key, format, args...)
-	e.Field = field
-	e.Details = []restaurantapi.ErrorDetail{{Message: e.Message, FieldName: &e.Field}}
+	e.Extra.Field = field
+	e.Extra.Details = []restaurantapi.ErrorDetail{{Message: e.Message, FieldName: &e.Extra.Field}}
 	return e
 }
 
@@ -64,42 +64,36 @@ var errorCodes = map[restaurantapi.ErrorKey]int{
 	restaurantapi.ErrorKeySERVICEUNAVAILABLE:          10053,
 }
 
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
-
 // errorHandler renders every error in the restaurant API's body. Anything
 // unexpected becomes INTERNAL_ERROR without detail (the detail goes to the
 // log, never to the caller).
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
-	return apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "restaurant", Logger: logger,
+	return apierror.API[restaurantapi.ErrorKey, errorExtra]{
+		Name: "restaurant", Logger: logger,
+		FailureNames:    failureNames,
+		UnavailableName: restaurantapi.ErrorKeySERVICEUNAVAILABLE,
+		InternalName:    restaurantapi.ErrorKeyINTERNALERROR, InternalMessage: "an unexpected error occurred; retry later",
 		Failure: fromValidation, Echo: fromEcho, Render: render,
-		Unavailable: func() *apiError {
-			return newError(http.StatusServiceUnavailable, restaurantapi.ErrorKeySERVICEUNAVAILABLE, "%s", apiserver.UnavailableMessage)
-		},
-		Internal: func() *apiError {
-			return newError(http.StatusInternalServerError, restaurantapi.ErrorKeyINTERNALERROR, "an unexpected error occurred; retry later")
-		},
-	})
+	}.Handler()
 }
 
 func render(c echo.Context, ae *apiError) error {
-	details := ae.Details
+	details := ae.Extra.Details
 	if details == nil {
 		details = []restaurantapi.ErrorDetail{}
 	}
 	var field *string
-	if ae.Field != "" {
-		field = &ae.Field
+	if ae.Extra.Field != "" {
+		field = &ae.Extra.Field
 	}
 	body := restaurantapi.Error{
-		Status: ae.Status, Code: errorCodes[ae.Key], Message: ae.Message, MessageKey: ae.Key,
+		Status: ae.Status, Code: errorCodes[ae.Name], Message: ae.Message, MessageKey: ae.Name,
 		FieldName: field, RequestId: requestIDFrom(c.Request().Context()),
 		CanRetry: ae.Status == http.StatusTooManyRequests || ae.Status >= 500,
 		Errors:   details,
 	}
 	if ae.Status == http.StatusTooManyRequests {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(max(ae.Extra.RetryAfter, 1)))
 	}
 	return c.JSON(ae.Status, body)
 }
@@ -118,7 +112,7 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 
 // failureAnswers are the restaurant API's answers to the failures of the
 // spec validation.
-var failureNames = apiserver.FailureNames[restaurantapi.ErrorKey]{
+var failureNames = apierror.FailureNames[restaurantapi.ErrorKey]{
 	Invalid: restaurantapi.ErrorKeyINVALIDREQUEST, Unauthenticated: restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED,
 	UnsupportedMediaType: restaurantapi.ErrorKeyUNSUPPORTEDMEDIATYPE, NotFound: restaurantapi.ErrorKeyNOTFOUND,
 	MethodNotAllowed: restaurantapi.ErrorKeyMETHODNOTALLOWED, TooLarge: restaurantapi.ErrorKeyREQUESTTOOLARGE,
@@ -134,32 +128,32 @@ func fromValidation(vf *validation.Failure, r *http.Request) *apiError {
 		name := c.Name
 		details = append(details, restaurantapi.ErrorDetail{Message: c.Message, FieldName: &name})
 	}
-	if inner, ok := apiserver.AuthError[*apiError](vf); ok {
+	if inner, ok := apierror.AuthError[*apiError](vf); ok {
 		return inner
 	}
 	status, key := failureNames.Of(vf.Kind)
-	ae := &apiError{Status: status, Key: key, Message: vf.Message, Details: details}
+	ae := &apiError{Status: status, Name: key, Message: vf.Message, Extra: errorExtra{Details: details}}
 	if status == http.StatusBadRequest {
 		for _, c := range vf.Causes {
 			switch {
 			case c.In == "header" && http.CanonicalHeaderKey(c.Name) == http.CanonicalHeaderKey(headerRestaurant):
-				ae.Field = headerRestaurant
+				ae.Extra.Field = headerRestaurant
 				if r.Header.Get(headerRestaurant) == "" {
-					ae.Key = restaurantapi.ErrorKeyMISSINGRESTAURANTEXTERNALID
+					ae.Name = restaurantapi.ErrorKeyMISSINGRESTAURANTEXTERNALID
 					ae.Message = "the Platform-Restaurant-External-ID header is required: set it to the GUID of the restaurant"
 				} else {
-					ae.Key = restaurantapi.ErrorKeyINVALIDRESTAURANTEXTERNALID
+					ae.Name = restaurantapi.ErrorKeyINVALIDRESTAURANTEXTERNALID
 					ae.Message = "the Platform-Restaurant-External-ID header must be a restaurant GUID"
 				}
 				return ae
 			case c.In == "query" && c.Name == "lastModified":
-				ae.Key, ae.Field = restaurantapi.ErrorKeyINVALIDLASTMODIFIED, c.Name
+				ae.Name, ae.Extra.Field = restaurantapi.ErrorKeyINVALIDLASTMODIFIED, c.Name
 				ae.Message = "lastModified must be an instant such as 2015-12-01T00:00:00.000+0000"
 				return ae
 			}
 		}
 		if len(vf.Causes) > 0 {
-			ae.Field = vf.Causes[0].Name
+			ae.Extra.Field = vf.Causes[0].Name
 		}
 	}
 	return ae

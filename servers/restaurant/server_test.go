@@ -38,7 +38,9 @@ func documentSections(t *testing.T, d *restaurant.Document) map[string][]json.Ra
 }
 
 // The server exports the generated handlers, Handler and its operator's and
-// console's views only (issue 25 item 8).
+// console's views only: what the admin API, the console and the tests need
+// goes through those views, so the server's own methods stay free to change
+// without another package coming to depend on them.
 func TestServer_ExportsItsHandlersAndLifecycleOnly(t *testing.T) {
 	testkit.ExportsOnly(t, &restaurant.Server{}, (*restaurantserver.StrictServerInterface)(nil), "Handler", "Operator", "Console")
 }
@@ -313,7 +315,7 @@ func TestBadInput_EachAnswersItsOwnError(t *testing.T) {
 		{"pageSize 301", "/config/v2/menuItems?pageSize=301", f.header(f.a), 400, restaurantapi.ErrorKeyINVALIDREQUEST, "pageSize"},
 		{"missing restaurant header", "/config/v2/menuItems", noHeader, 400, restaurantapi.ErrorKeyMISSINGRESTAURANTEXTERNALID, "Platform-Restaurant-External-ID"},
 		{"malformed restaurant header", "/config/v2/menuItems", f.header("restaurant-a"), 400, restaurantapi.ErrorKeyINVALIDRESTAURANTEXTERNALID, "Platform-Restaurant-External-ID"},
-		{"unknown restaurant", "/config/v2/menuItems", f.header("0f0f0f0f-0000-4000-8000-000000000000"), 403, restaurantapi.ErrorKeyUNKNOWNRESTAURANT, "Platform-Restaurant-External-ID"},
+		{"unknown restaurant, answered as not granted", "/config/v2/menuItems", f.header("0f0f0f0f-0000-4000-8000-000000000000"), 403, restaurantapi.ErrorKeyRESTAURANTNOTGRANTED, "Platform-Restaurant-External-ID"},
 		{"restaurant not granted", "/config/v2/menuItems", f.header(f.b), 403, restaurantapi.ErrorKeyRESTAURANTNOTGRANTED, "Platform-Restaurant-External-ID"},
 		{"malformed GUID", "/config/v2/menuItems/not-a-guid", f.header(f.a), 400, restaurantapi.ErrorKeyINVALIDREQUEST, "guid"},
 		{"no token", "/config/v2/menuItems", http.Header{"Platform-Restaurant-External-Id": {f.a}}, 401, restaurantapi.ErrorKeyAUTHENTICATIONREQUIRED, ""},

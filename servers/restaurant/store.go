@@ -288,59 +288,47 @@ type entityKey struct {
 	GUID string
 }
 
-// importEntities writes every entity in one transaction with one prepared
-// statement, after checking that every reference the document does not
-// satisfy itself names a live entity already stored. An entity already stored
-// is replaced (and made live again); its modified time only moves when its
-// document changed. Nothing is written when a reference is missing.
-func (s *store) importEntities(ctx context.Context, restaurantGUID string, entities []storedEntity, external map[entityKey][]string, now time.Time) ([]string, error) {
+// importTx is an import's one transaction: entities are written to it in
+// batches while the document is read, and nothing of them is seen by others
+// until commit; rollback leaves the store as it was.
+type importTx struct {
+	tx             *sqldb.Tx
+	ins            *sql.Stmt
+	restaurantGUID string
+	at             int64
+	// found says whether the restaurant exists; when it does not, nothing
+	// is written and the import ends with storeerr.ErrNotFound unless the
+	// document has problems of its own.
+	found bool
+}
+
+// beginImport opens the transaction of an import into restaurantGUID. Imports
+// of one restaurant run one at a time (on every replica): each compares the
+// document with what is stored before it writes.
+func (s *store) beginImport(ctx context.Context, restaurantGUID string, now time.Time) (_ *importTx, err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	defer func() { _ = tx.Rollback() }()
-
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	t := &importTx{tx: tx, restaurantGUID: restaurantGUID, at: sqldb.Micros(now)}
 	var exists int
 	err = tx.QueryRowContext(ctx, `SELECT 1 FROM restaurants WHERE guid = ?`, restaurantGUID).Scan(&exists)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("restaurant %s: %w", restaurantGUID, storeerr.ErrNotFound)
+		return t, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read restaurant: %w", err)
 	}
-	// Imports of one restaurant run one at a time (on every replica): each
-	// compares the document with what is stored before it writes.
+	t.found = true
 	if _, err := tx.LockRows(ctx, `SELECT guid FROM restaurants WHERE guid = ?`, restaurantGUID); err != nil {
 		return nil, err
 	}
-
-	var problems []string
-	if len(external) > 0 {
-		check, err := tx.PrepareContext(ctx, `
-			SELECT 1 FROM entities
-			WHERE restaurant_guid = ? AND kind = ? AND guid = ? AND archived = FALSE AND removed = FALSE`)
-		if err != nil {
-			return nil, fmt.Errorf("prepare reference check: %w", err)
-		}
-		defer check.Close()
-		for key, where := range external {
-			err := check.QueryRowContext(ctx, restaurantGUID, key.Kind, key.GUID).Scan(&exists)
-			if errors.Is(err, sql.ErrNoRows) {
-				for _, w := range where {
-					problems = append(problems, fmt.Sprintf("%s: %s %s is neither in the document nor stored", w, key.Kind, key.GUID))
-				}
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("check reference: %w", err)
-			}
-		}
-	}
-	if len(problems) > 0 {
-		return problems, nil
-	}
-
-	ins, err := tx.PrepareContext(ctx, `
+	t.ins, err = tx.PrepareContext(ctx, `
 		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_at, modified_at, archived, removed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, FALSE)
 		ON CONFLICT (restaurant_guid, kind, guid) DO UPDATE SET
@@ -350,17 +338,69 @@ func (s *store) importEntities(ctx context.Context, restaurantGUID string, entit
 	if err != nil {
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
-	defer ins.Close()
-	at := sqldb.Micros(now)
+	return t, nil
+}
+
+// write writes one batch of entities: an entity already stored is replaced
+// (and made live again); its modified time only moves when its document
+// changed.
+func (t *importTx) write(ctx context.Context, entities []storedEntity) error {
 	for _, e := range entities {
-		if _, err := ins.ExecContext(ctx, restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, at, at); err != nil {
-			return nil, fmt.Errorf("write %s %s: %w", e.Kind, e.GUID, err)
+		if _, err := t.ins.ExecContext(ctx, t.restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, t.at, t.at); err != nil {
+			return fmt.Errorf("write %s %s: %w", e.Kind, e.GUID, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("commit: %w", err)
+	return nil
+}
+
+// missing checks that every reference the document does not satisfy itself
+// names a live entity stored before the import, and returns a problem for
+// each place that holds one that does not.
+func (t *importTx) missing(ctx context.Context, external map[entityKey][]string) ([]string, error) {
+	if len(external) == 0 {
+		return nil, nil
 	}
-	return nil, nil
+	check, err := t.tx.PrepareContext(ctx, `
+		SELECT 1 FROM entities
+		WHERE restaurant_guid = ? AND kind = ? AND guid = ? AND archived = FALSE AND removed = FALSE`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare reference check: %w", err)
+	}
+	defer check.Close()
+	var problems []string
+	var exists int
+	for key, where := range external {
+		err := check.QueryRowContext(ctx, t.restaurantGUID, key.Kind, key.GUID).Scan(&exists)
+		if errors.Is(err, sql.ErrNoRows) {
+			for _, w := range where {
+				problems = append(problems, fmt.Sprintf("%s: %s %s is neither in the document nor stored", w, key.Kind, key.GUID))
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("check reference: %w", err)
+		}
+	}
+	return problems, nil
+}
+
+// commit makes the import's writes visible.
+func (t *importTx) commit() error {
+	if t.ins != nil {
+		_ = t.ins.Close()
+	}
+	if err := t.tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// rollback drops the import's writes; after commit it does nothing.
+func (t *importTx) rollback() {
+	if t.ins != nil {
+		_ = t.ins.Close()
+	}
+	_ = t.tx.Rollback()
 }
 
 // setHidden archives or removes one entity; storeerr.ErrNotFound when it is not stored.

@@ -56,6 +56,12 @@ func (s *Server) clockView(st clockState) sandboxapi.SandboxClock {
 	return sandboxapi.SandboxClock{Mode: sandboxapi.ClockMode(st.Mode), Now: now.UTC(), Offset: now.Sub(stackNow).String()}
 }
 
+// MaxTime is the latest time a sandbox's clock reads. The APIs write
+// instants in RFC 3339, whose years end at 9999, and compute expiries and
+// retries ahead of a sandbox's now (hours at most): a year short of the end
+// leaves them room. A change past it is refused; a real clock stops at it.
+var MaxTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // clockChange reads the body of AdvanceSandboxClock: the new time of a
 // clock reading now.
 func clockChange(body *sandboxapi.ClockChange, now time.Time) (time.Time, error) {
@@ -72,12 +78,20 @@ func clockChange(body *sandboxapi.ClockChange, now time.Time) (time.Time, error)
 		if d < 0 {
 			return time.Time{}, errBadRequest("advance %s is negative: a sandbox's time never goes back", d)
 		}
+		if d > MaxTime.Sub(now) {
+			return time.Time{}, errBadRequest("advance %s would take the sandbox's time past %s, the latest it may read (the APIs write years up to 9999)",
+				d, MaxTime.Format(time.RFC3339))
+		}
 		return now.Add(d), nil
 	}
 	t := *body.Set
 	if t.Before(now) {
 		return time.Time{}, errBadRequest("set %s is before the sandbox's time %s: a sandbox's time never goes back",
 			t.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano))
+	}
+	if t.After(MaxTime) {
+		return time.Time{}, errBadRequest("set %s is past %s, the latest time a sandbox may read (the APIs write years up to 9999)",
+			t.UTC().Format(time.RFC3339Nano), MaxTime.Format(time.RFC3339))
 	}
 	return t, nil
 }

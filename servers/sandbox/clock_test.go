@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -154,6 +155,68 @@ func TestSandboxClock_RefusesBadChangesAndOtherTokens(t *testing.T) {
 	resp, err = e.admin.AdvanceSandboxClockWithResponse(ctx, a.Id, sandboxapi.ClockChange{Advance: &d})
 	testkit.Answered(t, http.StatusOK, resp, err)
 	assert.Equal(t, before.Now.Add(time.Minute), resp.JSON200.Now)
+}
+
+func TestSandboxClock_NeverPassesTheLatestTimeTheAPIsWrite(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	fz := e.create(t, frozenClock)
+	limit := sandbox.MaxTime.Format(time.RFC3339)
+
+	// The last instant RFC 3339 writes, and two seconds past it, are refused,
+	// naming the limit; nothing changes.
+	before := clockOf(t, fz)
+	last := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	resp, err := fz.api.AdvanceSandboxClockWithResponse(ctx, fz.Id, sandboxapi.ClockChange{Set: &last})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))
+	assert.Contains(t, resp.JSON400.Message, limit)
+	assert.Equal(t, before.Now, clockOf(t, fz).Now, "a refused change changed nothing")
+
+	// Up to the limit is allowed; a step past it is not.
+	resp, err = fz.api.AdvanceSandboxClockWithResponse(ctx, fz.Id, sandboxapi.ClockChange{Set: &sandbox.MaxTime})
+	testkit.Answered(t, http.StatusOK, resp, err)
+	for _, d := range []string{"2s", "1ns", "2562047h"} {
+		resp, err = fz.api.AdvanceSandboxClockWithResponse(ctx, fz.Id, sandboxapi.ClockChange{Advance: &d})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode(), "advance %s: %s", d, resp.Body)
+		assert.Contains(t, resp.JSON400.Message, limit, d)
+	}
+	assert.Equal(t, sandbox.MaxTime, advance(t, fz, "0s").Now, "0s still runs the work due")
+
+	// Everything still answers at the limit: the clock, the sandbox, its
+	// journal and webhook log, and its tenants' APIs (a token exchange
+	// included, whose expiry is ahead of now).
+	assert.Equal(t, sandbox.MaxTime, clockOf(t, fz).Now)
+	get, err := fz.api.GetSandboxWithResponse(ctx, fz.Id)
+	testkit.Answered(t, http.StatusOK, get, err)
+	_, err = fz.pam.CreateGroup(ctx, "at-the-end-of-time")
+	require.NoError(t, err)
+	_, err = fz.restaurant.GetTipWithholding(ctx)
+	require.NoError(t, err)
+	f := e.sendFax(t, fz, "+13125550800")
+	assert.Equal(t, sandbox.MaxTime, f.CreatedAt)
+	advance(t, fz, "0s")
+	faxStatus(t, fz, f.ID.String())
+	for _, err := range fz.fax.ListFaxes(ctx, nil) {
+		require.NoError(t, err)
+	}
+	assert.NotEmpty(t, journal(t, fz, nil))
+	webhookLog(t, fz, 0)
+
+	// A real clock set near the limit stops at it as the stack's time runs.
+	r := e.create(t, sandboxapi.CreateSandboxRequest{Clock: ptr(sandboxapi.ClockModeReal)})
+	near := sandbox.MaxTime.Add(-time.Second)
+	resp, err = r.api.AdvanceSandboxClockWithResponse(ctx, r.Id, sandboxapi.ClockChange{Set: &near})
+	testkit.Answered(t, http.StatusOK, resp, err)
+	e.clock.Advance(2 * time.Second)
+	assert.Equal(t, sandbox.MaxTime, clockOf(t, r).Now, "a real clock stops at the limit")
+	_, err = r.pam.CreateGroup(ctx, "real-at-the-end-of-time")
+	require.NoError(t, err)
+	d := "1s"
+	resp, err = r.api.AdvanceSandboxClockWithResponse(ctx, r.Id, sandboxapi.ClockChange{Advance: &d})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))
 }
 
 // bearer sets a bearer token on a generated client's requests.

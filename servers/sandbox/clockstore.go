@@ -26,7 +26,12 @@ func (c clockState) now(stack time.Time) time.Time {
 	if c.Mode == ClockFrozen {
 		return c.Base
 	}
-	return c.Base.Add(stack.Sub(c.Ref))
+	// A real clock runs with the stack's time, and stops at the latest
+	// time a sandbox may read.
+	if now := c.Base.Add(stack.Sub(c.Ref)); now.Before(MaxTime) {
+		return now
+	}
+	return MaxTime
 }
 
 // same reports whether c and o tell the same time.

@@ -2,45 +2,55 @@ package sandbox
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
-	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
-// apiError is an error the sandbox API answers with, in the admin API's
-// shape.
-type apiError struct {
-	Status  int
-	Name    sandboxapi.ErrorError
-	Message string
+// errorExtra is what the sandbox API's error body carries besides the code,
+// the name and the message.
+type errorExtra struct {
+	// Pointer is the JSON pointer of the request body's field at fault;
+	// "" for none.
+	Pointer string
+	// RetryAfter, when not 0, is sent as Retry-After (seconds).
+	RetryAfter int
 }
 
-func (e *apiError) Error() string { return e.Message }
+// apiError is an error the sandbox API answers with, in the admin API's
+// shape: the code, the error name and the message, and the pointer of the
+// field at fault when there is one.
+type apiError = apierror.Error[sandboxapi.ErrorError, errorExtra]
 
 func errBadRequest(format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusBadRequest, sandboxapi.ErrorErrorInvalidRequest, format, args...)
 }
 
 func errForbidden(format string, args ...any) *apiError {
-	return &apiError{http.StatusForbidden, sandboxapi.ErrorErrorForbidden, fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusForbidden, sandboxapi.ErrorErrorForbidden, format, args...)
 }
 
 func errNotFound(format string, args ...any) *apiError {
-	return &apiError{http.StatusNotFound, sandboxapi.ErrorErrorNotFound, fmt.Sprintf(format, args...)}
+	return apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusNotFound, sandboxapi.ErrorErrorNotFound, format, args...)
 }
 
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
+// errTooManyRequests is a 429 whose Retry-After is wait seconds.
+func errTooManyRequests(wait int, format string, args ...any) *apiError {
+	e := apierror.New[sandboxapi.ErrorError, errorExtra](http.StatusTooManyRequests, sandboxapi.ErrorError(sandboxapi.TooManyRequestsErrorErrorTooManyRequests), format, args...)
+	e.Extra.RetryAfter = wait
+	return e
+}
 
-// failureNames are the sandbox API's answers to the failures of the spec
+// failureNames are the sandbox API's answers to the refusals of the spec
 // validation.
-var failureNames = apiserver.FailureNames[sandboxapi.ErrorError]{
+var failureNames = apierror.FailureNames[sandboxapi.ErrorError]{
 	Invalid: sandboxapi.ErrorErrorInvalidRequest, Unauthenticated: sandboxapi.ErrorErrorUnauthorized,
 	UnsupportedMediaType: sandboxapi.ErrorErrorUnsupportedContentType, NotFound: sandboxapi.ErrorErrorNotFound,
 	Timeout: sandboxapi.ErrorErrorRequestTimeout,
@@ -48,27 +58,40 @@ var failureNames = apiserver.FailureNames[sandboxapi.ErrorError]{
 
 // errorHandler renders every error in the sandbox API's body (the admin
 // API's shape) through the handler every API shares; anything unexpected is
-// logged and answered "internal" without its detail.
+// logged and answered "internal" without its detail. A refusal of the spec
+// validation names the body's field at fault, when it has one, as the
+// pointer.
 func (s *Server) errorHandler(err error, c echo.Context) {
-	apiserver.ErrorHandler(apiserver.Errors[*apiError]{
-		API: "sandbox", Logger: s.logger,
+	apierror.API[sandboxapi.ErrorError, errorExtra]{
+		Name: "sandbox", Logger: s.logger,
+		FailureNames: failureNames,
 		Failure: func(vf *validation.Failure, _ *http.Request) *apiError {
+			if inner, ok := apierror.AuthError[*apiError](vf); ok {
+				return inner
+			}
 			status, name := failureNames.Of(vf.Kind)
-			return &apiError{status, name, vf.Message}
+			ae := &apiError{Status: status, Name: name, Message: vf.Message}
+			for _, c := range vf.Causes {
+				if c.In == "body" && strings.HasPrefix(c.Name, "/") {
+					ae.Extra.Pointer = c.Name
+					break
+				}
+			}
+			return ae
 		},
-		Echo: func(he *echo.HTTPError) (*apiError, bool) {
-			return &apiError{he.Code, sandboxapi.ErrorErrorInvalidRequest, fmt.Sprint(he.Message)}, he.Code < 500
-		},
-		Unavailable: func() *apiError {
-			return &apiError{http.StatusServiceUnavailable, sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable), apiserver.UnavailableMessage}
-		},
-		Internal: func() *apiError {
-			return &apiError{http.StatusInternalServerError, sandboxapi.ErrorErrorInternal, "an unexpected error occurred"}
-		},
+		UnavailableName: sandboxapi.ErrorError(sandboxapi.UnavailableErrorErrorUnavailable),
+		InternalName:    sandboxapi.ErrorErrorInternal, InternalMessage: "an unexpected error occurred",
 		Render: func(c echo.Context, ae *apiError) error {
-			return c.JSON(ae.Status, sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message})
+			if ae.Extra.RetryAfter > 0 {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(ae.Extra.RetryAfter))
+			}
+			out := sandboxapi.Error{Code: ae.Status, Error: ae.Name, Message: ae.Message}
+			if ae.Extra.Pointer != "" {
+				out.Pointer = &ae.Extra.Pointer
+			}
+			return c.JSON(ae.Status, out)
 		},
-	})(err, c)
+	}.Handler()(err, c)
 }
 
 // bodyText is a journaled body as the API shows it: the text when it is

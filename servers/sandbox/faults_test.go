@@ -86,7 +86,7 @@ func errorBody(t *testing.T, api string, status int, err error) {
 	case "storage":
 		var se *storage.Error
 		require.ErrorAs(t, err, &se)
-		assert.Equal(t, "InternalError", se.Code)
+		assert.Equal(t, storage.ErrorCodeInternalError, se.Code)
 		assert.NotEmpty(t, se.RequestID)
 	case "restaurant":
 		var re *restaurant.Error
@@ -243,8 +243,12 @@ func TestFaults_NeverTouchAnotherSandboxOrTheDemoTenants(t *testing.T) {
 	assert.Len(t, listFaults(t, a), 4)
 	assert.Empty(t, listFaults(t, b))
 	// A reset clears them; one deleted by id goes alone.
-	f := addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf("pam")})
+	f := addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf("pam"), Delay: ptr("250ms")})
 	addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindDrop, Api: apiOf("pam"), Count: ptr(1)})
+	listed := listFaults(t, b)
+	require.Len(t, listed, 2)
+	require.NotNil(t, listed[0].Delay, "a slow fault lists its delay")
+	assert.Equal(t, "250ms", *listed[0].Delay)
 	one, err := b.api.DeleteSandboxFaultWithResponse(ctx, b.Id, f.Id)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNoContent, one.StatusCode())

@@ -18,13 +18,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/clients"
-	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/clients/pam"
 	"github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/clock"
 	faxserver "github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apistore"
@@ -49,6 +49,11 @@ type envOptions struct {
 	sweep time.Duration
 	// pamRateLimit replaces PAM's requests per hour (benchmarks).
 	pamRateLimit int
+	// maxSandboxes and createsPerMinute bound the creates (0: the
+	// defaults, and creates unthrottled: the tests create many at once).
+	maxSandboxes, createsPerMinute int
+	// journal bounds each sandbox's journal (zero: the defaults).
+	journal sandbox.JournalBudget
 	// replica, when set, opens the databases with openDB and shares the
 	// tokens and keys of this stack (a replica of the stack of replica).
 	replica *replicaOf
@@ -65,10 +70,15 @@ func start(t testing.TB, opts envOptions) *env {
 	t.Helper()
 	cfg := stack.Config{
 		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
-		SandboxSweepInterval: opts.sweep, Settings: stack.Settings{
+		SandboxSweepInterval: opts.sweep, MaxSandboxes: opts.maxSandboxes, SandboxCreatesPerMinute: opts.createsPerMinute,
+		SandboxJournalBudget: opts.journal,
+		Settings: stack.Settings{
 			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
 			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},
 		},
+	}
+	if cfg.SandboxCreatesPerMinute == 0 {
+		cfg.SandboxCreatesPerMinute = 1 << 20
 	}
 	if r := opts.replica; r != nil {
 		cfg.OpenDB, cfg.AdminToken, cfg.SandboxCreatorToken, cfg.MasterKey = r.openDB, r.adminToken, r.creatorToken, r.masterKey

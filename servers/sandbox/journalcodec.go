@@ -64,7 +64,7 @@ func (c *entryEncoder) encode(entries []apiserver.JournalEntry) []byte {
 	buf := binary.AppendUvarint(c.raw[:0], uint64(len(entries)))
 	names := c.names
 	for _, e := range entries {
-		for _, s := range []string{e.API, e.Operation, e.Method, e.Path, e.Query} {
+		for _, s := range []string{e.API, e.Operation, e.Method, e.Path, apiserver.RedactQuery(e.Query)} {
 			buf = appendString(buf, s)
 		}
 		buf = binary.AppendVarint(buf, int64(e.Status))

@@ -17,7 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +32,12 @@ import (
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/failguard"
+	"github.com/apistack/apistack/servers/internal/ratelimit"
+	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -46,6 +52,22 @@ const (
 	MinTTL     = time.Minute
 	MaxTTL     = 720 * time.Hour
 )
+
+// The limits on creating sandboxes (Config.MaxSandboxes, Config.CreatesPerMinute).
+const (
+	DefaultMaxSandboxes     = 1000
+	DefaultCreatesPerMinute = 60
+)
+
+// The default journal budget of each sandbox (Config.JournalBudget).
+const (
+	DefaultJournalEntries = 10000
+	DefaultJournalBytes   = 32 << 20
+)
+
+// retryAfterFull is the Retry-After, in seconds, of a create refused because
+// the deployment holds its most sandboxes: the sweep, or a delete, makes room.
+const retryAfterFull = 60
 
 // The clock modes.
 const (
@@ -71,6 +93,15 @@ type Tenants interface {
 	Reset(ctx context.Context, set string, creds json.RawMessage) error
 	// Delete removes the set and all its data from every API.
 	Delete(ctx context.Context, set string) error
+	// Fixture applies a fixture's sections (by API name) to the set whose
+	// credentials creds are, and returns the credentials each API's section
+	// made, by the fixture's names. A section that breaks a rule answers a
+	// *descriptor.FixtureError (its pointer within the fixture).
+	Fixture(ctx context.Context, set string, creds json.RawMessage, sections map[string]json.RawMessage) (map[string]json.RawMessage, error)
+	// Copy copies the tenants of set from into set to, with new
+	// credentials; creds and named are from's credentials and fixture
+	// credentials, the answers to's, and the APIs whose rows it copied.
+	Copy(ctx context.Context, from, to string, creds json.RawMessage, named map[string]json.RawMessage) (json.RawMessage, map[string]json.RawMessage, []string, error)
 }
 
 // Config configures the sandbox API.
@@ -112,6 +143,24 @@ type Config struct {
 	// DriveInterval is how often the due work of the real clocks runs; 0
 	// means DefaultDriveInterval.
 	DriveInterval time.Duration
+	// SnapshotLimit is how many snapshots the deployment holds at most; 0
+	// means DefaultSnapshotLimit.
+	SnapshotLimit int
+	// WrongTokens limits the wrong bearer tokens of each source; share the
+	// admin API's (admin.Config.WrongTokens) where both are served on one
+	// port, so a source's guesses count together. nil means a guard of its
+	// own with failguard's defaults.
+	WrongTokens *failguard.Guard
+	// MaxSandboxes is the most sandboxes the deployment holds, counted in
+	// the database (every replica together); 0 means DefaultMaxSandboxes.
+	MaxSandboxes int
+	// CreatesPerMinute is how many sandboxes one token (the creator's, or
+	// the admin's) may create per minute, in bursts of as many; 0 means
+	// DefaultCreatesPerMinute.
+	CreatesPerMinute int
+	// JournalBudget bounds each sandbox's journal; a zero bound means its
+	// default (DefaultJournalEntries, DefaultJournalBytes).
+	JournalBudget JournalBudget
 }
 
 // Server is the sandbox API.
@@ -128,6 +177,7 @@ type Server struct {
 	creator    [32]byte
 	faults     *faultSet
 	hooks      hookState
+	creates    *ratelimit.Limiter
 }
 
 var _ sandboxserver.StrictServerInterface = (*Server)(nil)
@@ -158,12 +208,31 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DriveInterval <= 0 {
 		cfg.DriveInterval = DefaultDriveInterval
 	}
-	st := &store{db: cfg.DB}
+	if cfg.SnapshotLimit <= 0 {
+		cfg.SnapshotLimit = DefaultSnapshotLimit
+	}
+	if cfg.WrongTokens == nil {
+		cfg.WrongTokens = failguard.New(0, 0, nil)
+	}
+	if cfg.MaxSandboxes <= 0 {
+		cfg.MaxSandboxes = DefaultMaxSandboxes
+	}
+	if cfg.CreatesPerMinute <= 0 {
+		cfg.CreatesPerMinute = DefaultCreatesPerMinute
+	}
+	if cfg.JournalBudget.Entries <= 0 {
+		cfg.JournalBudget.Entries = DefaultJournalEntries
+	}
+	if cfg.JournalBudget.Bytes <= 0 {
+		cfg.JournalBudget.Bytes = DefaultJournalBytes
+	}
+	st := &store{db: cfg.DB, budget: cfg.JournalBudget}
 	s := &Server{cfg: cfg, store: st, box: box, clock: cfg.Clock, logger: cfg.Logger,
 		adminHash: sha256.Sum256([]byte(cfg.AdminToken))}
 	if cfg.CreatorToken != "" {
 		s.creatorSet, s.creator = true, sha256.Sum256([]byte(cfg.CreatorToken))
 	}
+	s.creates = ratelimit.New("creates", cfg.CreatesPerMinute, time.Minute, cfg.Clock, ratelimit.StoreFor(cfg.DB))
 	s.journal = newJournal(st, cfg.Clock, cfg.Logger)
 	s.clocks = newClocks(cfg.DB, st, cfg.Clock, cfg.Logger)
 	s.faults = newFaultSet(st, cfg.Clock, cfg.Logger)
@@ -178,8 +247,23 @@ func (s *Server) Journal() *Journal { return s.journal }
 func (s *Server) Close() { s.journal.close() }
 
 // Handler returns the sandbox API's HTTP handler (paths under /sandboxes,
-// plus the /healthz, /openapi.yaml and /docs/ every API server has).
+// plus the /healthz, /openapi.yaml and /docs/ every API server has). Who may
+// call each operation is read from the spec (x-apistack-roles); a spec that
+// does not say it for every operation fails here.
 func (s *Server) Handler() (http.Handler, error) {
+	spec, err := sandboxserver.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox spec: %w", err)
+	}
+	table, err := rights.FromSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return s.handlerWith(table)
+}
+
+// handlerWith is Handler with the operations authorized by table.
+func (s *Server) handlerWith(table *rights.Table) (http.Handler, error) {
 	deps := descriptor.Deps{
 		Logger: s.logger, Telemetry: s.cfg.Telemetry, ValidateResponses: s.cfg.ValidateResponses,
 		OnResponseViolation: s.cfg.OnResponseViolation, ResponseChecks: s.cfg.ResponseChecks,
@@ -196,18 +280,18 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	sandboxserver.RegisterHandlers(e, sandboxserver.NewStrictHandler(s, nil))
+	sandboxserver.RegisterHandlers(e, sandboxserver.NewStrictHandler(s, []sandboxserver.StrictMiddlewareFunc{authorizeOperations(table)}))
 	return e, nil
 }
 
-// The kinds of callers.
-type role int
+// The kinds of callers: the roles of the spec's role table (on the
+// sandboxToken scheme), by the names it gives them.
+type role string
 
 const (
-	roleNone role = iota
-	roleAdmin
-	roleCreator
-	roleSandbox
+	roleAdmin   role = "admin"
+	roleCreator role = "sandbox_creator"
+	roleSandbox role = "sandbox"
 )
 
 // caller is who a request's token stands for.
@@ -215,6 +299,9 @@ type caller struct {
 	role    role
 	sandbox string // roleSandbox: the sandbox's id
 	err     error
+	// wrong: the request bore a token that is none of those above (not one
+	// that could not be checked).
+	wrong bool
 }
 
 type callerKey struct{}
@@ -222,13 +309,36 @@ type callerKey struct{}
 // resolve looks the bearer token up once per request: the admin token, the
 // creator token (both compared by their hashes, in constant time), or a
 // ready sandbox's token (found by its hash, then compared in constant time).
+// A source that sent too many wrong tokens (Config.WrongTokens) is refused
+// 429 before its token is looked at, right or wrong; a wrong token counts
+// against its source. Requests without an Authorization header are not
+// counted.
 func (s *Server) resolve(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
+		if req.Header.Get("Authorization") == "" {
+			return s.withCaller(c, next, s.caller(req))
+		}
+		src := failguard.Source(req)
+		if wait, blocked := s.cfg.WrongTokens.Blocked(src); blocked {
+			secs := int(math.Ceil(wait.Seconds()))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+			return &apiError{Status: http.StatusTooManyRequests, Name: sandboxapi.ErrorError(sandboxapi.TooManyRequestsErrorErrorTooManyRequests),
+				Message: fmt.Sprintf("too many wrong tokens from this address; try again in %d s", secs)}
+		}
 		cl := s.caller(req)
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), callerKey{}, cl)))
-		return next(c)
+		if cl.wrong {
+			s.cfg.WrongTokens.Fail(src)
+		}
+		return s.withCaller(c, next, cl)
 	}
+}
+
+// withCaller runs next with cl as the request's caller.
+func (s *Server) withCaller(c echo.Context, next echo.HandlerFunc, cl *caller) error {
+	req := c.Request()
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), callerKey{}, cl)))
+	return next(c)
 }
 
 func (s *Server) caller(req *http.Request) *caller {
@@ -236,7 +346,7 @@ func (s *Server) caller(req *http.Request) *caller {
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return &caller{err: errors.New("an Authorization: Bearer <token> header is required (the admin, sandbox-creator or sandbox token)")}
+		return &caller{err: errors.New("an Authorization: Bearer <token> header is required (the admin, sandbox-creator or sandbox token)"), wrong: h != ""}
 	}
 	hash := sha256.Sum256([]byte(token))
 	if subtle.ConstantTimeCompare(hash[:], s.adminHash[:]) == 1 {
@@ -254,7 +364,7 @@ func (s *Server) caller(req *http.Request) *caller {
 	case subtle.ConstantTimeCompare(r.TokenHash, hash[:]) == 1 && r.State == stateReady:
 		return &caller{role: roleSandbox, sandbox: r.ID}
 	}
-	return &caller{err: errors.New("the token is not valid (a deleted sandbox's token stops working)")}
+	return &caller{err: errors.New("the token is not valid (a deleted sandbox's token stops working)"), wrong: true}
 }
 
 func callerFrom(ctx context.Context) *caller {
@@ -273,26 +383,66 @@ func authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) e
 	return callerFrom(ctx).err
 }
 
-// mayCreate refuses every token but the admin's and the creator's.
-func mayCreate(ctx context.Context) error {
-	switch callerFrom(ctx).role {
-	case roleAdmin, roleCreator:
+// takeCreate spends one create of the calling token's rate: a token over it
+// is refused 429, with Retry-After the time until one more is allowed.
+func (s *Server) takeCreate(ctx context.Context) error {
+	token := "creator"
+	if callerFrom(ctx).role == roleAdmin {
+		token = "admin"
+	}
+	d, err := s.creates.Take(ctx, token)
+	if err != nil {
+		return fmt.Errorf("sandbox create rate: %w", err)
+	}
+	if d.Allowed {
 		return nil
 	}
-	return errForbidden("only the admin token or the sandbox-creator token may create sandboxes")
+	wait := max(int(math.Ceil(d.RetryAt.Sub(s.clock.Now()).Seconds())), 1)
+	return errTooManyRequests(wait, "this token may create %d sandboxes a minute; retry in %d s", d.Limit, wait)
 }
 
-// mayControl refuses every token but the admin's and the sandbox's own: the
-// creator token may do nothing but create, and another sandbox's token sees
-// no such sandbox.
+// authorizeOperations is the API's one authorization: before an
+// operation's handler runs it admits the caller's kind of token by the
+// operation's x-apistack-roles, read from the spec at start, and answers
+// 403 otherwise. Which sandbox a sandbox's token may touch is the handlers'
+// business (mayControl).
+func authorizeOperations(table *rights.Table) sandboxserver.StrictMiddlewareFunc {
+	return func(next sandboxserver.StrictHandlerFunc, op string) sandboxserver.StrictHandlerFunc {
+		return func(c echo.Context, req any) (any, error) {
+			if err := admit(c.Request().Context(), table, op); err != nil {
+				return nil, err
+			}
+			return next(c, req)
+		}
+	}
+}
+
+// admit decides whether the request's caller may call op; a map lookup, no
+// allocation when it may.
+func admit(ctx context.Context, table *rights.Table, op string) error {
+	rule, ok := table.Rule(op)
+	if !ok {
+		return fmt.Errorf("sandbox: operation %s has no rights in the spec", op)
+	}
+	if rule.Open {
+		return nil
+	}
+	cl := callerFrom(ctx)
+	if cl.err != nil {
+		return cl.err
+	}
+	if !rule.Allows(table.Caller(string(cl.role))) {
+		return errForbidden("the %s token may not call %s; it needs the %s token", cl.role, op, strings.Join(rule.Names, " or "))
+	}
+	return nil
+}
+
+// mayControl lets the admin token at every sandbox and a sandbox's own
+// token at its sandbox; to any other token (one the operation's roles let
+// in) the sandbox does not exist.
 func mayControl(ctx context.Context, id string) error {
 	cl := callerFrom(ctx)
-	switch {
-	case cl.role == roleAdmin:
-		return nil
-	case cl.role == roleCreator:
-		return errForbidden("the sandbox-creator token may only create sandboxes; use the sandbox's own token")
-	case cl.role == roleSandbox && cl.sandbox == id:
+	if cl.role == roleAdmin || (cl.role == roleSandbox && cl.sandbox == id) {
 		return nil
 	}
 	return errNotFound("no sandbox %s", id)
@@ -321,41 +471,75 @@ func parseTTL(s *string) (time.Duration, error) {
 }
 
 // CreateSandbox creates a sandbox: its row first ('creating'), then its
-// tenants in every API, then its sealed credentials ('ready'). A failure
-// deletes what was made.
+// tenants in every API (seeded, then given the fixture; or copied from a
+// snapshot), then its sealed credentials ('ready'). A failure deletes what
+// was made.
 func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSandboxRequestObject) (sandboxserver.CreateSandboxResponseObject, error) {
-	if err := mayCreate(ctx); err != nil {
-		return nil, err
+	body := req.Body
+	if body == nil {
+		body = &sandboxapi.CreateSandboxRequest{}
 	}
-	mode, ttlText := ClockReal, (*string)(nil)
-	if req.Body != nil {
-		if req.Body.Clock != nil {
-			mode = string(*req.Body.Clock)
+	if body.Fixture != nil && body.Snapshot != nil {
+		return nil, errBadRequest("give either fixture or snapshot, not both")
+	}
+	var snap snapshotRecord
+	mode := ClockReal
+	if body.Snapshot != nil {
+		var err error
+		if snap, err = s.readySnapshot(ctx, *body.Snapshot); err != nil {
+			return nil, err
 		}
-		ttlText = req.Body.Ttl
+		mode = snap.Clock
+	}
+	if body.Clock != nil {
+		mode = string(*body.Clock)
 	}
 	if mode != ClockReal && mode != ClockFrozen {
 		return nil, errBadRequest("clock %q is neither frozen nor real", mode)
 	}
-	ttl, err := parseTTL(ttlText)
+	ttl, err := parseTTL(body.Ttl)
 	if err != nil {
+		return nil, err
+	}
+	sections, err := fixtureSections(body.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	// Only a create that would be made spends the token's rate.
+	if err := s.takeCreate(ctx); err != nil {
 		return nil, err
 	}
 	id, token := newID()
 	tokenHash := sha256.Sum256([]byte(token))
 	now := s.clock.Now()
-	r := record{ID: id, TokenHash: tokenHash[:], Clock: mode, TTL: ttl, State: stateCreating, CreatedAt: now, LastUsedAt: now}
-	if err := s.store.insert(ctx, r); err != nil {
+	r := record{ID: id, TokenHash: tokenHash[:], Clock: mode, TTL: ttl, State: stateCreating, CreatedAt: now, LastUsedAt: now, ClockBase: now}
+	if body.Snapshot != nil {
+		r.ClockBase = snap.ClockTime
+	}
+	if err := s.store.insertCapped(ctx, r, s.cfg.MaxSandboxes); err != nil {
 		return nil, err
 	}
-	creds, err := s.cfg.Tenants.Seed(ctx, id)
+	creds, named, err := s.makeTenants(ctx, id, sections, body.Snapshot != nil, snap)
 	if err == nil {
 		r.Credentials = s.box.Seal(sealLabel(id), creds)
-		err = s.store.ready(ctx, id, r.Credentials)
+		r.Named, err = s.sealNamed(id, named)
+	}
+	if err == nil {
+		err = s.store.ready(ctx, id, r.Credentials, r.Named)
 	}
 	if err != nil {
 		cleanup := context.WithoutCancel(ctx)
-		return nil, errors.Join(fmt.Errorf("create sandbox %s: %w", id, err), s.remove(cleanup, id))
+		if rerr := s.remove(cleanup, id); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		var fe *descriptor.FixtureError
+		if errors.As(err, &fe) {
+			return nil, errFixture(fe)
+		}
+		return nil, fmt.Errorf("create sandbox %s: %w", id, err)
+	}
+	if body.Snapshot != nil {
+		s.faults.changed()
 	}
 	r.State = stateReady
 	out, err := s.view(r)
@@ -364,8 +548,31 @@ func (s *Server) CreateSandbox(ctx context.Context, req sandboxserver.CreateSand
 	}
 	return sandboxserver.CreateSandbox201JSONResponse{
 		Id: out.Id, Clock: out.Clock, Now: out.Now, Ttl: out.Ttl, CreatedAt: out.CreatedAt, LastUsedAt: out.LastUsedAt,
-		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, Token: token,
+		ExpiresAt: out.ExpiresAt, Credentials: out.Credentials, FixtureCredentials: out.FixtureCredentials, Token: token,
 	}, nil
+}
+
+// makeTenants makes the tenants of the new sandbox id: copied from snap
+// (fork), or seeded and given the fixture's sections. It returns their
+// credentials and the fixture's, by API.
+func (s *Server) makeTenants(ctx context.Context, id string, sections map[string]json.RawMessage, fork bool, snap snapshotRecord) (json.RawMessage, map[string]json.RawMessage, error) {
+	if fork {
+		creds, named, err := s.snapshotCredentials(snap)
+		if err != nil {
+			return nil, nil, err
+		}
+		creds, named, _, err = s.cfg.Tenants.Copy(ctx, snapshotSet(snap.ID), id, creds, named)
+		if err != nil {
+			return nil, nil, err
+		}
+		return creds, named, s.store.forkFaults(ctx, snap.ID, id)
+	}
+	creds, err := s.cfg.Tenants.Seed(ctx, id)
+	if err != nil || len(sections) == 0 {
+		return creds, nil, err
+	}
+	named, err := s.cfg.Tenants.Fixture(ctx, id, creds, sections)
+	return creds, named, err
 }
 
 func sealLabel(id string) string { return "sandbox-credentials:" + id }
@@ -383,6 +590,20 @@ func (s *Server) view(r record) (sandboxapi.Sandbox, error) {
 	}
 	if err := json.Unmarshal(creds, &out.Credentials); err != nil {
 		return out, fmt.Errorf("sandbox %s: credentials: %w", r.ID, err)
+	}
+	named, err := s.openNamed(r.ID, r.Named)
+	if err != nil {
+		return out, err
+	}
+	if len(named) > 0 {
+		raw, err := json.Marshal(named)
+		if err != nil {
+			return out, err
+		}
+		out.FixtureCredentials = new(sandboxapi.FixtureCredentials)
+		if err := json.Unmarshal(raw, out.FixtureCredentials); err != nil {
+			return out, fmt.Errorf("sandbox %s: fixture credentials: %w", r.ID, err)
+		}
 	}
 	return out, nil
 }
@@ -462,7 +683,15 @@ func (s *Server) remove(ctx context.Context, id string) error {
 		return fmt.Errorf("delete the tenants of sandbox %s: %w", id, err)
 	}
 	defer s.clocks.forget(id)
-	return s.store.remove(ctx, id)
+	if err := s.store.remove(ctx, id); err != nil {
+		return err
+	}
+	// The journal's pages go back to the file system (PostgreSQL's rows
+	// are gone with the delete; autovacuum reuses their space).
+	if err := sqlitedb.ReclaimSpace(ctx, s.cfg.DB.SQL()); err != nil {
+		s.logger.WarnContext(ctx, "reclaim the space of a deleted sandbox", "sandbox", id, "err", err)
+	}
+	return nil
 }
 
 // ResetSandbox puts the sandbox back as it was right after its creation.
@@ -489,6 +718,7 @@ func (s *Server) ResetSandbox(ctx context.Context, req sandboxserver.ResetSandbo
 	if err := s.clearFaults(ctx, r.ID); err != nil {
 		return nil, err
 	}
+	r.Named = ""
 	out, err := s.view(r)
 	if err != nil {
 		return nil, err
@@ -511,7 +741,12 @@ func (s *Server) ListSandboxRequests(ctx context.Context, req sandboxserver.List
 	if err != nil {
 		return nil, err
 	}
-	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries))}
+	dropped, err := s.store.journalDropped(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	page := sandboxapi.JournalPage{Data: make([]sandboxapi.JournalEntry, 0, len(entries)), Dropped: &dropped,
+		Budget: &sandboxapi.JournalBudget{Entries: s.cfg.JournalBudget.Entries, Bytes: s.cfg.JournalBudget.Bytes}}
 	for _, e := range entries {
 		page.Data = append(page.Data, entryView(e))
 	}
@@ -605,6 +840,9 @@ func (s *Server) Sweep(ctx context.Context) (int, error) {
 		}
 		s.logger.InfoContext(ctx, "sandbox: deleted after its TTL", "sandbox", id)
 		n++
+	}
+	if _, err := s.sweepSnapshots(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	return n, errors.Join(errs...)
 }

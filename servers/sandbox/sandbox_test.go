@@ -18,6 +18,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/testkit"
+	"github.com/apistack/apistack/servers/stack"
 )
 
 func TestSandboxes_TwoSandboxesAreIsolatedInEveryAPIAndJournal(t *testing.T) {
@@ -47,7 +48,7 @@ func TestSandboxes_TwoSandboxesAreIsolatedInEveryAPIAndJournal(t *testing.T) {
 	_, err = b.fax.GetFax(ctx, faxA.ID.String())
 	assert.Equal(t, http.StatusNotFound, statusOf(err))
 	_, err = a.storage.GetLifecycle(ctx, b.Credentials.Storage.Bucket)
-	assert.Equal(t, http.StatusForbidden, statusOf(err), "A's storage key on B's bucket: %v", err)
+	assert.Equal(t, http.StatusNotFound, statusOf(err), "A's storage key on B's bucket: %v", err)
 	_, err = a.restaurant.ForRestaurant(b.Credentials.Restaurant.RestaurantGuid).GetTipWithholding(ctx)
 	assert.Equal(t, http.StatusForbidden, statusOf(err), "A's restaurant client on B's restaurant: %v", err)
 
@@ -84,7 +85,9 @@ func TestSandboxes_TwoSandboxesAreIsolatedInEveryAPIAndJournal(t *testing.T) {
 	}
 	// The denied foreign calls above were made with A's credentials.
 	denied := journal(t, a, &sandboxapi.ListSandboxRequestsParams{Status: ptr(http.StatusForbidden)})
-	assert.Len(t, denied, 3, "A's PAM, storage and restaurant calls on B's tenants")
+	assert.Len(t, denied, 2, "A's PAM and restaurant calls on B's tenants")
+	hidden := journal(t, a, &sandboxapi.ListSandboxRequestsParams{Api: ptr(sandboxapi.ListSandboxRequestsParamsApi("storage")), Status: ptr(http.StatusNotFound)})
+	assert.Len(t, hidden, 1, "A's storage call on B's bucket")
 
 	// A since after everything lists nothing; a page of one points at the next.
 	later := e.clock.Now().Add(time.Minute)
@@ -534,4 +537,74 @@ func TestSandboxes_ResetBringsEveryPartBackToRightAfterCreation(t *testing.T) {
 		ops = append(ops, en.Operation)
 	}
 	assert.Contains(t, strings.Join(ops, ","), "SendFax")
+}
+
+func TestSandboxes_ADeploymentHoldsAtMostMaxSandboxes(t *testing.T) {
+	e := start(t, envOptions{maxSandboxes: 4})
+	ctx := context.Background()
+	// Creates race from many connections (on PostgreSQL, transactions in
+	// parallel): exactly the cap is made.
+	var wg sync.WaitGroup
+	statuses := make([]int, 10)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := e.creator.CreateSandboxWithResponse(ctx, frozenClock)
+			require.NoError(t, err)
+			statuses[i] = resp.StatusCode()
+			if resp.StatusCode() == http.StatusTooManyRequests {
+				assert.Contains(t, resp.JSON429.Message, "--max-sandboxes")
+			}
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for _, s := range statuses {
+		if s == http.StatusCreated {
+			created++
+		} else {
+			assert.Equal(t, http.StatusTooManyRequests, s)
+		}
+	}
+	assert.Equal(t, 4, created, "%v", statuses)
+
+	resp, err := e.admin.CreateSandboxWithResponse(ctx, frozenClock)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode(), string(resp.Body))
+	assert.Equal(t, "60", resp.HTTPResponse.Header.Get("Retry-After"))
+	require.NotNil(t, resp.JSON429)
+	assert.Contains(t, resp.JSON429.Message, "holds its most sandboxes (4, --max-sandboxes)")
+	assert.Equal(t, 4, e.tableCounts(t)["sandbox.sandboxes"], "a refused create makes nothing")
+
+	// A delete makes room.
+	var id string
+	require.NoError(t, e.st.DB(stack.Sandbox).QueryRowContext(ctx, `SELECT id FROM sandboxes LIMIT 1`).Scan(&id))
+	del, err := e.admin.DeleteSandboxWithResponse(ctx, id)
+	require.NoError(t, err)
+	require.Less(t, del.StatusCode(), 300, string(del.Body))
+	e.create(t, frozenClock)
+}
+
+func TestSandboxes_EachTokenCreatesAtMostItsRateAMinute(t *testing.T) {
+	e := start(t, envOptions{createsPerMinute: 2})
+	ctx := context.Background()
+	e.create(t, frozenClock)
+	e.create(t, frozenClock)
+	resp, err := e.creator.CreateSandboxWithResponse(ctx, frozenClock)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode(), string(resp.Body))
+	require.NotNil(t, resp.JSON429)
+	assert.Contains(t, resp.JSON429.Message, "2 sandboxes a minute")
+	assert.Equal(t, "30", resp.HTTPResponse.Header.Get("Retry-After"))
+	before := e.tableCounts(t)["sandbox.sandboxes"]
+
+	// Another token has its own rate.
+	admin, err := e.admin.CreateSandboxWithResponse(ctx, frozenClock)
+	testkit.Answered(t, http.StatusCreated, admin, err)
+	assert.Equal(t, before+1, e.tableCounts(t)["sandbox.sandboxes"], "the refused create made nothing")
+
+	// Once the interval passes, the creator may create again.
+	e.clock.Advance(30 * time.Second)
+	e.create(t, frozenClock)
 }

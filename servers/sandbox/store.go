@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -51,21 +52,47 @@ type record struct {
 	TTL         time.Duration
 	State       string
 	Credentials string // sealed
+	Named       string // sealed; "" for none
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
+	// ClockBase is the time the sandbox's clock starts at (insert): the
+	// stack's time, or a snapshot's for a fork.
+	ClockBase time.Time
 }
 
 // store is every SQL statement of the sandbox service.
 type store struct {
 	db *sqldb.DB
+	// budget bounds each sandbox's journal.
+	budget JournalBudget
 }
 
-const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, created_at, last_used_at`
+// JournalBudget bounds each sandbox's journal: past either bound the oldest
+// entries are dropped (whole commits of the journal writer, oldest first)
+// and counted in the sandbox's journal_dropped.
+type JournalBudget struct {
+	// Entries is the most entries kept.
+	Entries int
+	// Bytes is the most bytes the kept entries take in the database
+	// (compressed, as stored).
+	Bytes int64
+}
+
+// trimSQL deletes, of one sandbox's journal rows, the oldest ones past the
+// budget: a row goes when it and the rows newer than it hold more entries,
+// or more bytes, than the budget. Parameters: sandbox, sandbox, entries,
+// bytes.
+const trimSQL = `SELECT id, entries FROM (
+    SELECT id, entries, SUM(entries) OVER (ORDER BY id DESC) AS kept_entries, SUM(LENGTH(data)) OVER (ORDER BY id DESC) AS kept_bytes
+    FROM journal_batches WHERE sandbox_id = ?) AS newest_first
+WHERE kept_entries > ? OR kept_bytes > ?`
+
+const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, named, created_at, last_used_at`
 
 func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 	var r record
 	var ttl, created, used int64
-	err := row.Scan(&r.ID, &r.TokenHash, &r.Clock, &ttl, &r.State, &r.Credentials, &created, &used)
+	err := row.Scan(&r.ID, &r.TokenHash, &r.Clock, &ttl, &r.State, &r.Credentials, &r.Named, &created, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return record{}, errNoSandbox
 	}
@@ -76,21 +103,43 @@ func scanRecord(row interface{ Scan(...any) error }) (record, error) {
 	return r, nil
 }
 
-func (s *store) insert(ctx context.Context, r record) error {
-	// The sandbox's clock starts at the stack's time (clock.go).
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
-		sqldb.Micros(r.CreatedAt), sqldb.Micros(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("insert sandbox: %w", err)
+// insertCapped inserts r unless the deployment holds max sandboxes already
+// (whatever their state): counted under a lock every replica takes, so the
+// cap is exact across replicas sharing a PostgreSQL database (SQLite's
+// transactions run one at a time already). The sandbox's clock starts at
+// r.ClockBase, the stack's time unless given (a fork starts at its
+// snapshot's; clock.go).
+func (s *store) insertCapped(ctx context.Context, r record, most int) error {
+	base := r.ClockBase
+	if base.IsZero() {
+		base = r.CreatedAt
 	}
-	return nil
+	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		if err := tx.Lock(ctx, "sandbox_creates"); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sandboxes`).Scan(&n); err != nil {
+			return fmt.Errorf("count sandboxes: %w", err)
+		}
+		if n >= most {
+			return errTooManyRequests(retryAfterFull, "the deployment holds its most sandboxes (%d, --max-sandboxes); delete one, or wait for one to expire", most)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sandboxes (`+recordColumns+`, clock_base, clock_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.TokenHash, r.Clock, r.TTL.Microseconds(), r.State, r.Credentials, r.Named, sqldb.Micros(r.CreatedAt), sqldb.Micros(r.LastUsedAt),
+			sqldb.Micros(base), sqldb.Micros(r.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert sandbox: %w", err)
+		}
+		return nil
+	})
 }
 
-// ready stores the sandbox's credentials and makes it ready.
-func (s *store) ready(ctx context.Context, id, credentials string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE sandboxes SET credentials = ?, state = ? WHERE id = ? AND state = ?`,
-		credentials, stateReady, id, stateCreating)
+// ready stores the sandbox's credentials (and its fixture's, named) and
+// makes it ready.
+func (s *store) ready(ctx context.Context, id, credentials, named string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sandboxes SET credentials = ?, named = ?, state = ? WHERE id = ? AND state = ?`,
+		credentials, named, stateReady, id, stateCreating)
 	if err != nil {
 		return fmt.Errorf("store sandbox credentials: %w", err)
 	}
@@ -156,12 +205,13 @@ func (s *store) remove(ctx context.Context, id string) error {
 }
 
 // clearJournal deletes the sandbox's journal, puts its clock back as it
-// was created (the stack's time now, no offset, nothing due) and records a
-// use.
+// was created (the stack's time now, no offset, nothing due), forgets its
+// fixture's credentials (a reset deletes what the fixture made) and records
+// a use.
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
 	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0
-		WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0, named = '',
+		journal_dropped = 0 WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
 			return fmt.Errorf("touch sandbox: %w", err)
 		}
 		return nil
@@ -245,6 +295,9 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 			g.sandbox, len(g.entries), sqldb.Micros(last), enc.encode(g.entries)); err != nil {
 			return fmt.Errorf("insert journal entries: %w", err)
 		}
+		if err := s.trimJournal(ctx, tx, g.sandbox); err != nil {
+			return err
+		}
 		if !g.touch {
 			continue
 		}
@@ -257,6 +310,59 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// trimJournal drops the oldest journal rows of sandbox past the budget and
+// counts their entries in journal_dropped.
+func (s *store) trimJournal(ctx context.Context, tx *sqldb.Tx, sandbox string) error {
+	if s.budget.Entries <= 0 && s.budget.Bytes <= 0 {
+		return nil
+	}
+	entries, bytes := int64(s.budget.Entries), s.budget.Bytes
+	if entries <= 0 {
+		entries = math.MaxInt64
+	}
+	if bytes <= 0 {
+		bytes = math.MaxInt64
+	}
+	rows, err := tx.QueryContext(ctx, trimSQL, sandbox, entries, bytes)
+	if err != nil {
+		return fmt.Errorf("find journal entries past the budget: %w", err)
+	}
+	var ids []int64
+	var dropped int64
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("find journal entries past the budget: %w", err)
+		}
+		ids, dropped = append(ids, id), dropped+n
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("find journal entries past the budget: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("drop journal entries past the budget: %w", err)
+		}
+	}
+	if dropped > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET journal_dropped = journal_dropped + ? WHERE id = ?`, dropped, sandbox); err != nil {
+			return fmt.Errorf("count dropped journal entries: %w", err)
+		}
+	}
+	return nil
+}
+
+// journalDropped is how many of sandbox id's journal entries were dropped
+// to keep its journal within the budget.
+func (s *store) journalDropped(ctx context.Context, id string) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT journal_dropped FROM sandboxes WHERE id = ?`, id).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read dropped journal entries: %w", err)
+	}
+	return n, nil
 }
 
 // journalFilter selects entries of one sandbox.

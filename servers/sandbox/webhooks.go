@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
@@ -45,7 +46,13 @@ const (
 func InboxPathOf(id string) string { return "/sandboxes/" + id + "/inbox" }
 
 // Ready reports whether id is a ready sandbox (its inbox takes deliveries).
+// An id that is not one newID makes (the inbox's path is anyone's to
+// write) is no sandbox's, without a lookup: the database is never asked
+// about bytes it may refuse (PostgreSQL refuses a NUL).
 func (s *Server) Ready(ctx context.Context, id string) (bool, error) {
+	if !wellFormedID(id) {
+		return false, nil
+	}
 	r, err := s.store.get(ctx, id)
 	if errors.Is(err, errNoSandbox) {
 		return false, nil
@@ -182,4 +189,19 @@ func attemptView(a fax.LogAttempt) sandboxapi.WebhookAttempt {
 		out.Error = &msg
 	}
 	return out
+}
+
+// wellFormedID reports whether id has the form of a sandbox's id: IDPrefix
+// and 16 lower-case hexadecimal digits (newID).
+func wellFormedID(id string) bool {
+	hexPart, ok := strings.CutPrefix(id, IDPrefix)
+	if !ok || len(hexPart) != 16 {
+		return false
+	}
+	for _, c := range hexPart {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

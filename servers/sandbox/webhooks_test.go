@@ -79,7 +79,8 @@ func TestSandboxWebhooks_TheLogShowsEveryEventAndAttemptOfItsOwnFaxesOnly(t *tes
 		assert.Equal(t, http.StatusBadRequest, bad.StatusCode(), "wait=%s: %s", wait, bad.Body)
 	}
 
-	// The inbox refuses a forged delivery and a sandbox that is gone.
+	// The inbox refuses a forged delivery, to a sandbox that is gone too
+	// (a signed one learns it is gone: TestInbox_AnUnsignedRequest...).
 	forged, err := http.Post(inbox, "application/json", strings.NewReader(page.Data[0].Body))
 	require.NoError(t, err)
 	require.NoError(t, forged.Body.Close())
@@ -87,7 +88,7 @@ func TestSandboxWebhooks_TheLogShowsEveryEventAndAttemptOfItsOwnFaxesOnly(t *tes
 	gone, err := http.Post(e.urls[stack.Admin]+sandbox.InboxPathOf("sbx-0000000000000000"), "application/json", strings.NewReader("{}"))
 	require.NoError(t, err)
 	require.NoError(t, gone.Body.Close())
-	assert.Equal(t, http.StatusNotFound, gone.StatusCode)
+	assert.Equal(t, http.StatusUnauthorized, gone.StatusCode)
 }
 
 func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {

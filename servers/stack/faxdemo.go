@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/fax"
 )
 
@@ -64,15 +64,15 @@ func (in *FaxInbox) List() []InboxEvent {
 }
 
 // withFaxDemoRoutes serves the sample PDF and the webhook inbox beside the
-// admin API. The inbox is a receiver like any other, built on clients/fax's
-// webhook handler: the assembly of the stack is where the two sides meet, so
-// the servers/fax and servers/admin packages stay free of client imports.
+// admin API. The inbox is a receiver like any other, built on the webhook
+// receiver the fax clients use too (protocol/faxwebhook), so it verifies and
+// decodes deliveries exactly as a user's service does.
 func withFaxDemoRoutes(adminHandler http.Handler, fs *fax.Server, inbox *FaxInbox, adminToken string, logger *slog.Logger) (http.Handler, error) {
 	pdf, err := samplePDF()
 	if err != nil {
 		return nil, err
 	}
-	receive, err := faxclient.NewWebhookHandler(fs.Operator().WebhookPublicKey(), func(ctx context.Context, e faxclient.Event) error {
+	receive, err := faxwebhook.NewHandler(fs.Operator().WebhookPublicKey(), func(ctx context.Context, e faxwebhook.Event) error {
 		inbox.Add(InboxEvent{ID: e.ID, EventType: e.Type, FaxID: e.FaxID, Attempt: e.Attempt, ReceivedAt: time.Now().UTC(), Body: e.Raw})
 		logger.InfoContext(ctx, "fax webhook received", "event_type", e.Type, "fax_id", e.FaxID, "attempt", e.Attempt)
 		return nil

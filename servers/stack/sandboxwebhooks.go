@@ -1,13 +1,14 @@
 package stack
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/sandbox"
 )
@@ -35,18 +36,19 @@ func (w faxWebhooks) AttemptRecorded() <-chan struct{} { return w.st.Fax.Operato
 
 // sandboxInbox is the default webhook receiver of every sandbox's fax
 // application, POST /sandboxes/{id}/inbox: a receiver like any other, built
-// on clients/fax's handler, verifying each delivery's signature and
+// on the shared webhook receiver (protocol/faxwebhook), verifying each delivery's signature and
 // timestamp (on the stack's clock, which signs them) before it answers 204.
 // The deliveries themselves are in the sandbox's webhook log (the fax
 // server records each attempt and its answer). A sandbox that is gone
-// answers 404.
+// answers a delivery signed by this stack 404; an unsigned request is
+// answered alike whether the sandbox exists or not.
 func (st *Stack) sandboxInbox() (func(id string, w http.ResponseWriter, r *http.Request), error) {
 	now := time.Now
 	if st.cfg.Clock != nil {
 		now = st.cfg.Clock.Now
 	}
-	receive, err := faxclient.NewWebhookHandler(st.Fax.Operator().WebhookPublicKey(), func(context.Context, faxclient.Event) error { return nil },
-		faxclient.WithClock(now))
+	receive, err := faxwebhook.NewHandler(st.Fax.Operator().WebhookPublicKey(), func(context.Context, faxwebhook.Event) error { return nil },
+		faxwebhook.WithClock(now))
 	if err != nil {
 		return nil, err
 	}
@@ -57,12 +59,46 @@ func (st *Stack) sandboxInbox() (func(id string, w http.ResponseWriter, r *http.
 			inboxError(w, http.StatusInternalServerError, "the sandbox could not be looked up; retry later")
 			return
 		}
-		if !ok {
+		if ok {
+			receive.ServeHTTP(w, r)
+			return
+		}
+		// No such sandbox: a delivery this stack signed learns so (the fax
+		// server stops retrying it); anything else is answered as the
+		// receiver answers it for a sandbox that exists, so that an
+		// unsigned request learns nothing of which sandboxes exist.
+		held := &heldResponse{header: http.Header{}}
+		receive.ServeHTTP(held, r)
+		if held.status/100 == 2 {
 			inboxError(w, http.StatusNotFound, "no sandbox "+id)
 			return
 		}
-		receive.ServeHTTP(w, r)
+		for name, values := range held.header {
+			w.Header()[name] = values
+		}
+		w.WriteHeader(held.status)
+		_, _ = w.Write(held.body.Bytes())
 	}, nil
+}
+
+// heldResponse keeps a handler's answer instead of sending it.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+
+func (h *heldResponse) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *heldResponse) Write(p []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(p)
 }
 
 func inboxError(w http.ResponseWriter, status int, msg string) {

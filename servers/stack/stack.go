@@ -5,8 +5,8 @@
 // on httptest servers, one stack per test. There is no other way to start
 // the servers together.
 //
-// Like the binary, this package is where servers and clients meet: the admin
-// port's fax webhook inbox is a clients/fax receiver.
+// The admin port's fax webhook inbox is a receiver built on
+// protocol/faxwebhook, the receiving side the fax clients use too.
 package stack
 
 import (
@@ -29,6 +29,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/descriptor"
+	"github.com/apistack/apistack/servers/internal/failguard"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/telemetry"
@@ -107,9 +108,25 @@ type Config struct {
 	// SandboxSweepInterval is how often the sandboxes past their TTL are
 	// looked for (on Clock); 0 means sandbox.DefaultSweepInterval.
 	SandboxSweepInterval time.Duration
+	// MaxSandboxes is the most sandboxes the deployment holds; 0 means
+	// sandbox.DefaultMaxSandboxes.
+	MaxSandboxes int
+	// SandboxCreatesPerMinute is how many sandboxes one token may create a
+	// minute; 0 means sandbox.DefaultCreatesPerMinute.
+	SandboxCreatesPerMinute int
+	// SandboxJournalBudget bounds each sandbox's journal; zero bounds mean
+	// the defaults.
+	SandboxJournalBudget sandbox.JournalBudget
 	// SandboxSampleSize is the number of menu items of each sandbox's
 	// restaurant configuration; 0 means DefaultSandboxSampleSize.
 	SandboxSampleSize int
+	// SnapshotLimit is how many sandbox snapshots the deployment holds at
+	// most; 0 means sandbox.DefaultSnapshotLimit.
+	SnapshotLimit int
+	// WrongTokenBurst is how many wrong bearer tokens a source may send to
+	// the admin port (the admin and sandbox APIs counted together) before
+	// it is refused 429, then one more per 6 seconds; 0 means 10.
+	WrongTokenBurst int
 
 	// Settings are the knobs of each API.
 	Settings
@@ -246,9 +263,12 @@ type Stack struct {
 	// with its database and server once opened.
 	apis      []api
 	sandboxDB *sql.DB
-	urls      map[string]string
-	closed    bool
-	stopFax   func()
+	// wrongTokens limits the wrong tokens of each source on the admin
+	// port: the admin API's and the sandbox API's together.
+	wrongTokens *failguard.Guard
+	urls        map[string]string
+	closed      bool
+	stopFax     func()
 }
 
 // api is one tenant API of a stack.
@@ -290,6 +310,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		cfg.SandboxCreatorToken = NewAdminToken()
 	}
 	st.cfg, st.logger, st.AdminToken, st.SandboxCreatorToken = cfg, logger, cfg.AdminToken, cfg.SandboxCreatorToken
+	st.wrongTokens = failguard.New(cfg.WrongTokenBurst, 0, nil)
 	st.Inbox = &FaxInbox{}
 	st.apis = st.bind(&st.cfg)
 	if err := st.openDatabases(ctx); err != nil {
@@ -332,6 +353,7 @@ func (st *Stack) open(ctx context.Context, cfg Config) error {
 		Token: cfg.AdminToken, PAM: st.PAM.Operator(), Restaurant: st.Restaurant.Operator(), Fax: st.Fax.Operator(), Storage: st.Storage.Operator(),
 		Logger: logger, ValidateResponses: cfg.ValidateResponses, ResponseChecks: cfg.ResponseChecks,
 		OnResponseViolation: st.cfg.env(Admin, nil).OnResponseViolation, Telemetry: cfg.Telemetry,
+		WrongTokens: st.wrongTokens,
 	})
 	return err
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"

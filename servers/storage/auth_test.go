@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	clientstorage "github.com/apistack/apistack/clients/storage"
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/internal/lifecycledoc"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -365,22 +365,12 @@ func TestKeys_ADeletedKeyIsRefusedOnTheNextRequestEvenAfterUse(t *testing.T) {
 	assert.Equal(t, storageapi.ErrorCodeInvalidAccessKeyId, errorOf(t, got.Body).Code)
 }
 
-// clientOf is the ergonomic client signing with key, at the fake clock's time.
-func clientOf(t *testing.T, env *storagetest.Env, key storage.AccessKey, now func() time.Time) *clientstorage.Client {
+// requireAPIError asserts that an answer's status and body are the S3-style
+// error code with wantStatus.
+func requireAPIError(t *testing.T, status int, body []byte, wantStatus int, code string) {
 	t.Helper()
-	c, err := clientstorage.New(clientstorage.Config{
-		Endpoint: env.URL, Region: storage.DefaultRegion, KeyID: key.KeyID, Secret: key.Secret, Now: now,
-	})
-	require.NoError(t, err)
-	return c
-}
-
-func requireAPIError(t *testing.T, err error, status int, code string) {
-	t.Helper()
-	var er *clientstorage.Error
-	require.ErrorAs(t, err, &er)
-	assert.Equal(t, status, er.StatusCode)
-	assert.Equal(t, code, er.Code)
+	require.Equal(t, wantStatus, status, "%s", body)
+	assert.Equal(t, code, string(errorOf(t, body).Code))
 }
 
 func TestAccounts_AKeyActsOnItsOwnAccountsBucketsOnly(t *testing.T) {
@@ -391,37 +381,50 @@ func TestAccounts_AKeyActsOnItsOwnAccountsBucketsOnly(t *testing.T) {
 	require.NoError(t, err)
 	_, err = env.Operator.CreateBucket(ctx, "tenant-b", "tenant-b-logs", storage.Unversioned)
 	require.NoError(t, err)
-	a, b := clientOf(t, env, env.Key, fake.Now), clientOf(t, env, keyB, fake.Now)
+	a, b := generatedFor(t, env, env.Key, fake.Now), generatedFor(t, env, keyB, fake.Now)
+	del := func(c *storageapi.ClientWithResponses, bucket string) *storageapi.DeleteLifecycleResponse {
+		resp, err := c.DeleteLifecycleWithResponse(ctx, bucket, &storageapi.DeleteLifecycleParams{})
+		require.NoError(t, err)
+		return resp
+	}
 
-	rulesA := clientstorage.Configuration(clientstorage.ExpireAfterDays("a-logs", "logs/", 30))
-	require.NoError(t, a.PutLifecycle(ctx, storagetest.Bucket, rulesA))
-	before, err := a.GetLifecycle(ctx, storagetest.Bucket)
-	require.NoError(t, err)
+	put := putCorpus(t, a, storagetest.Bucket, "valid", "expire-days-filter-prefix")
+	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+	before := getLifecycle(t, a, storagetest.Bucket)
+	require.Equal(t, http.StatusOK, before.StatusCode(), "%s", before.Body)
 
-	// B's key is refused on A's bucket, for every operation.
-	rulesB := clientstorage.Configuration(clientstorage.ExpireAfterDays("b-wipe", "", 1))
-	requireAPIError(t, b.PutLifecycle(ctx, storagetest.Bucket, rulesB), http.StatusForbidden, "AccessDenied")
-	_, err = b.GetLifecycle(ctx, storagetest.Bucket)
-	requireAPIError(t, err, http.StatusForbidden, "AccessDenied")
-	requireAPIError(t, b.DeleteLifecycle(ctx, storagetest.Bucket), http.StatusForbidden, "AccessDenied")
+	// B's key is refused on A's bucket, for every operation, as if it did
+	// not exist: B learns nothing of A's buckets.
+	put = putCorpus(t, b, storagetest.Bucket, "valid", "legacy-prefix")
+	requireAPIError(t, put.StatusCode(), put.Body, http.StatusNotFound, "NoSuchBucket")
+	got := getLifecycle(t, b, storagetest.Bucket)
+	requireAPIError(t, got.StatusCode(), got.Body, http.StatusNotFound, "NoSuchBucket")
+	gone := del(b, storagetest.Bucket)
+	requireAPIError(t, gone.StatusCode(), gone.Body, http.StatusNotFound, "NoSuchBucket")
 
-	after, err := a.GetLifecycle(ctx, storagetest.Bucket)
-	require.NoError(t, err)
-	assert.Equal(t, before, after, "A's rules are unchanged")
+	after := getLifecycle(t, a, storagetest.Bucket)
+	require.Equal(t, http.StatusOK, after.StatusCode(), "%s", after.Body)
+	assert.Equal(t, string(before.Body), string(after.Body), "A's rules are unchanged")
 
 	// Each account works on its own buckets, and is refused on the other's.
-	require.NoError(t, b.PutLifecycle(ctx, "tenant-b-logs", rulesB))
-	_, err = a.GetLifecycle(ctx, "tenant-b-logs")
-	requireAPIError(t, err, http.StatusForbidden, "AccessDenied")
-	requireAPIError(t, a.DeleteLifecycle(ctx, "tenant-b-logs"), http.StatusForbidden, "AccessDenied")
-	got, err := b.GetLifecycle(ctx, "tenant-b-logs")
+	put = putCorpus(t, b, "tenant-b-logs", "valid", "legacy-prefix")
+	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+	foreign := getLifecycle(t, a, "tenant-b-logs")
+	requireAPIError(t, foreign.StatusCode(), foreign.Body, http.StatusNotFound, "NoSuchBucket")
+	gone = del(a, "tenant-b-logs")
+	requireAPIError(t, gone.StatusCode(), gone.Body, http.StatusNotFound, "NoSuchBucket")
+	got = getLifecycle(t, b, "tenant-b-logs")
+	require.Equal(t, http.StatusOK, got.StatusCode(), "%s", got.Body)
+	cfg, err := lifecycledoc.Decode(got.Body)
 	require.NoError(t, err)
-	require.Len(t, got.Rules, 1)
-	assert.Equal(t, "b-wipe", *got.Rules[0].ID)
+	require.Len(t, cfg.Rules, 1)
+	assert.Equal(t, "legacy", *cfg.Rules[0].ID)
 
-	// A bucket that does not exist is NoSuchBucket whoever asks.
-	_, err = b.GetLifecycle(ctx, "no-such-bucket")
-	requireAPIError(t, err, http.StatusNotFound, "NoSuchBucket")
+	// A bucket that does not exist answers the same, message included.
+	missing := getLifecycle(t, a, "tenant-b-logz")
+	requireAPIError(t, missing.StatusCode(), missing.Body, http.StatusNotFound, "NoSuchBucket")
+	assert.Equal(t, strings.ReplaceAll(errorOf(t, foreign.Body).Message, "tenant-b-logs", "X"),
+		strings.ReplaceAll(errorOf(t, missing.Body).Message, "tenant-b-logz", "X"))
 }
 
 // mib is the body size of the requests here: the largest body the server takes.

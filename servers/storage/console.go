@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/apistack/apistack/gen/lifecycle"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 	"github.com/apistack/apistack/servers/internal/storeerr"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // The web console's view of the storage service (servers/console): every

@@ -16,7 +16,7 @@ const apiName = "storage"
 // serve`, the test kit, storagetest).
 var API = descriptor.API[Settings, *Server, DemoCredentials]{
 	Name: apiName, Files: migrationFiles, SealsSecrets: true, New: newFromEnv, Seed: seedTenants,
-	Reset: resetTenants, Delete: deleteTenants,
+	Reset: resetTenants, Delete: deleteTenants, Fixture: applyFixture, Copy: copyTenants,
 }
 
 // newFromEnv is the storage server of an assembler.

@@ -3,65 +3,57 @@ package storage
 import (
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
+	"github.com/apistack/apistack/internal/lifecycledoc"
+	"github.com/apistack/apistack/protocol/sigv4"
+	"github.com/apistack/apistack/servers/internal/apierror"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/validation"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // apiError is an error the storage API answers with: a status, an
-// object-storage code, the resource and a sentence for the caller.
-type apiError struct {
-	Status   int
-	Code     storageapi.ErrorCode
-	Resource string
-	Message  string
-}
-
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+// object-storage code (Name), a sentence for the caller and, in Extra, the
+// resource it concerns ("" means the request's path).
+type apiError = apierror.Error[storageapi.ErrorCode, string]
 
 func newError(status int, code storageapi.ErrorCode, resource, format string, args ...any) *apiError {
-	return &apiError{Status: status, Code: code, Resource: resource, Message: fmt.Sprintf(format, args...)}
+	e := apierror.New[storageapi.ErrorCode, string](status, code, format, args...)
+	e.Extra = resource
+	return e
 }
-
-// HTTPStatus is the status e is answered with.
-func (e *apiError) HTTPStatus() int { return e.Status }
 
 // errorHandler renders every error as an object-storage <Error> document.
 // Anything unexpected becomes InternalError without detail (the detail goes to
 // the log, never to the caller).
 func (s *Server) errorHandler(err error, c echo.Context) {
-	apiserver.ErrorHandler(storageErrors(s.logger))(err, c)
+	storageErrors(s.logger).Handler()(err, c)
 }
 
 // storageErrors is the storage API's side of the shared error handler.
-func storageErrors(logger *slog.Logger) apiserver.Errors[*apiError] {
-	return apiserver.Errors[*apiError]{
-		API: "storage", Logger: logger,
+func storageErrors(logger *slog.Logger) apierror.API[storageapi.ErrorCode, string] {
+	return apierror.API[storageapi.ErrorCode, string]{
+		Name: "storage", Logger: logger,
 		Failure: func(vf *validation.Failure, _ *http.Request) *apiError { return fromValidation(vf) },
 		Domain: func(err error) (*apiError, bool) {
 			e := fromDomain(err)
 			return e, e != nil
 		},
-		Echo: fromEcho, Internal: errInternal,
-		Unavailable: func() *apiError {
-			return newError(http.StatusServiceUnavailable, storageapi.ErrorCodeServiceUnavailable, "", "%s", apiserver.UnavailableMessage)
-		},
+		Echo:            fromEcho,
+		UnavailableName: storageapi.ErrorCodeServiceUnavailable,
+		InternalName:    storageapi.ErrorCodeInternalError, InternalMessage: "we encountered an internal error; please try again",
 		Render: func(c echo.Context, ae *apiError) error { return render(c, ae, logger) },
 	}
 }
 
 func render(c echo.Context, ae *apiError, logger *slog.Logger) error {
 	req := c.Request()
-	if ae.Code == storageapi.ErrorCodeNotImplemented {
+	if ae.Name == storageapi.ErrorCodeNotImplemented {
 		// An unimplemented subresource is named only to a caller that proved
 		// who it is: any other gets the signature's error.
 		if st := stateFrom(req.Context()); st != nil && st.authErr != nil {
@@ -72,7 +64,7 @@ func render(c echo.Context, ae *apiError, logger *slog.Logger) error {
 			}
 		}
 	}
-	resource := ae.Resource
+	resource := ae.Extra
 	if resource == "" {
 		resource = req.URL.Path
 	}
@@ -81,16 +73,12 @@ func render(c echo.Context, ae *apiError, logger *slog.Logger) error {
 		id = requestID(req.Context())
 		c.Response().Header().Set("X-Cloud-Request-Id", id)
 	}
-	body, err := xml.Marshal(storageapi.Error{Code: ae.Code, Message: ae.Message, Resource: &resource, RequestId: id})
+	body, err := xml.Marshal(storageapi.Error{Code: ae.Name, Message: ae.Message, Resource: &resource, RequestId: id})
 	if err != nil {
 		logger.ErrorContext(req.Context(), "storage: marshal error response", "err", err)
 		return nil
 	}
 	return c.Blob(ae.Status, "application/xml", append([]byte(xml.Header), body...))
-}
-
-func errInternal() *apiError {
-	return newError(http.StatusInternalServerError, storageapi.ErrorCodeInternalError, "", "we encountered an internal error; please try again")
 }
 
 func fromEcho(he *echo.HTTPError) (*apiError, bool) {
@@ -108,7 +96,7 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 // toAPIError is the storage API's answer to err; a caller gone away gets a
 // bare 499.
 func toAPIError(err error) *apiError {
-	if ae, gone := storageErrors(nil).Answer(err, nil); !gone {
+	if ae, gone := storageErrors(nil).Errors().Answer(err, nil); !gone {
 		return ae
 	}
 	return &apiError{Status: apiserver.StatusClientClosedRequest}
@@ -119,11 +107,11 @@ func toAPIError(err error) *apiError {
 func fromDomain(err error) *apiError {
 	var se *sigv4.Error
 	if errors.As(err, &se) {
-		return &apiError{Status: se.Status, Code: storageapi.ErrorCode(se.Code), Message: se.Message}
+		return &apiError{Status: se.Status, Name: storageapi.ErrorCode(se.Code), Message: se.Message}
 	}
 	var le *lifecycledoc.Error
 	if errors.As(err, &le) {
-		return &apiError{Status: le.Status, Code: storageapi.ErrorCode(le.Code), Message: le.Message}
+		return &apiError{Status: le.Status, Name: storageapi.ErrorCode(le.Code), Message: le.Message}
 	}
 	if errors.Is(err, apiserver.ErrBodyTimeout) {
 		return newError(http.StatusRequestTimeout, storageapi.ErrorCodeRequestTimeout, "", "%s", apiserver.BodyTimeoutMessage)

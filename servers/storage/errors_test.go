@@ -41,6 +41,38 @@ func TestPutLifecycle_ABodyThatIsNotXMLIsRefused415(t *testing.T) {
 	require.Equal(t, http.StatusUnsupportedMediaType, put.StatusCode(), "%s", put.Body)
 }
 
+// Python's botocore (boto3, the AWS CLI) sends no Content-Type on this call,
+// and S3 reads the body as XML: so does the server. A wrong type stays 415.
+func TestPutLifecycle_NoContentTypeIsReadAsXML(t *testing.T) {
+	_, c := startLifecycle(t)
+	noContentType := func(_ context.Context, req *http.Request) error {
+		req.Header.Del("Content-Type")
+		return nil
+	}
+	doc := `<LifecycleConfiguration><Rule><ID>expire-logs</ID><Filter><Prefix>logs/</Prefix></Filter>` +
+		`<Status>Enabled</Status><Expiration><Days>30</Days></Expiration></Rule></LifecycleConfiguration>`
+	put, err := c.PutLifecycleWithBodyWithResponse(context.Background(), storagetest.Bucket,
+		&storageapi.PutLifecycleParams{}, "", strings.NewReader(doc), noContentType)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, put.StatusCode(), "%s", put.Body)
+	get := getLifecycle(t, c, storagetest.Bucket)
+	require.Equal(t, http.StatusOK, get.StatusCode(), "%s", get.Body)
+	assert.Contains(t, string(get.Body), "<ID>expire-logs</ID>")
+
+	// Not XML without a Content-Type is the malformed document it is.
+	put, err = c.PutLifecycleWithBodyWithResponse(context.Background(), storagetest.Bucket,
+		&storageapi.PutLifecycleParams{}, "", strings.NewReader("expire everything"), noContentType)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadRequest, put.StatusCode(), "%s", put.Body)
+	assert.Equal(t, storageapi.ErrorCodeMalformedXML, errorOf(t, put.Body).Code)
+	for _, ct := range []string{"text/plain", "application/json"} {
+		put, err = c.PutLifecycleWithBodyWithResponse(context.Background(), storagetest.Bucket,
+			&storageapi.PutLifecycleParams{}, ct, strings.NewReader(doc))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusUnsupportedMediaType, put.StatusCode(), "%s: %s", ct, put.Body)
+	}
+}
+
 // A database that fails answers 500 InternalError on every operation, with
 // no detail of the failure, whether it fails while the access key is read
 // or later: the caller is not to blame. One that is gone answers 503

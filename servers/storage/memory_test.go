@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/internal/heaptest"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )

@@ -1,9 +1,9 @@
 // Package storage is the storage API server: it implements the strict server
 // interface generated from specs/storage/openapi.yaml (the lifecycle
 // configuration of a bucket) on an SQLite or PostgreSQL store. Every request is verified as
-// CLOUD4-HMAC-SHA256 (clients/storage/sigv4, shared with the client), may be
+// CLOUD4-HMAC-SHA256 (protocol/sigv4, shared with the client), may be
 // addressed path style or virtual-host style, and carries an XML body checked
-// against specs/storage/lifecycle.xsd (servers/storage/lifecycledoc) both by the
+// against specs/storage/lifecycle.xsd (internal/lifecycledoc) both by the
 // spec validation and by the handler. Nothing is stored unless every check
 // passes.
 package storage
@@ -17,10 +17,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/gen/storageserver"
+	"github.com/apistack/apistack/internal/lifecycledoc"
 	"github.com/apistack/apistack/internal/xmlbody"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/cache"
@@ -28,7 +29,6 @@ import (
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // Defaults of Config.
@@ -189,21 +189,19 @@ func (s *Server) DeleteLifecycle(ctx context.Context, req storageserver.DeleteLi
 }
 
 // bucket returns the named bucket if the request's key may act on it: a key
-// acts on its own account's buckets only, and another account's bucket is
-// AccessDenied, as object storage answers it (a bucket that does not exist is
-// NoSuchBucket whoever asks, bucket names being global).
+// acts on its own account's buckets only. Another account's bucket answers
+// as a bucket that does not exist, NoSuchBucket, with the same message: a
+// key learns nothing of the buckets it may not use, not even that they
+// exist (the sandboxes' buckets are named after their ids).
 func (s *Server) bucket(ctx context.Context, name string) (Bucket, error) {
 	b, err := s.store.bucket(ctx, name)
-	if errors.Is(err, storeerr.ErrNotFound) {
-		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name, "the bucket '%s' does not exist", name)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
 		return Bucket{}, err
 	}
 	st := stateFrom(ctx)
-	if st == nil || st.account == "" || st.account != b.Account {
-		return Bucket{}, newError(http.StatusForbidden, storageapi.ErrorCodeAccessDenied, "/"+name,
-			"access denied: the bucket '%s' belongs to another account than the key's", name)
+	if err != nil || st == nil || st.account == "" || st.account != b.Account {
+		return Bucket{}, newError(http.StatusNotFound, storageapi.ErrorCodeNoSuchBucket, "/"+name,
+			"the bucket '%s' does not exist, or is not the key's account's", name)
 	}
 	return b, nil
 }

@@ -130,8 +130,11 @@ func newKeyID() string {
 	return "CK" + string(b[2:])
 }
 
+// newSecret returns a new access key's secret.
+func newSecret() string { return rand.Text() + rand.Text()[:14] }
+
 func (s *store) createKey(ctx context.Context, account, description string, now time.Time) (AccessKey, error) {
-	k := AccessKey{KeyID: newKeyID(), Secret: rand.Text() + rand.Text()[:14], Account: account, Description: description, CreatedAt: sqldb.Time(sqldb.Micros(now))}
+	k := AccessKey{KeyID: newKeyID(), Secret: newSecret(), Account: account, Description: description, CreatedAt: sqldb.Time(sqldb.Micros(now))}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO access_keys (key_id, secret, account, description, created_at) VALUES (?, ?, ?, ?, ?)`,
 		k.KeyID, s.box.Seal(k.KeyID, []byte(k.Secret)), k.Account, k.Description, sqldb.Micros(k.CreatedAt))

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/apistack/apistack/internal/lifecycledoc"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
 	"github.com/apistack/apistack/servers/internal/testdb"
-	"github.com/apistack/apistack/servers/storage/lifecycledoc"
 )
 
 // SQLite only: it upgrades an SQLite file made before accounts; the

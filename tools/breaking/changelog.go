@@ -162,11 +162,17 @@ func changelog(ctx context.Context, repo Repo, checkOnly bool, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	var stale []string
+	var stale, unbumped []string
 	for _, p := range specs {
-		text, err := changelogOf(ctx, repo, p, shallow)
+		text, bump, err := changelogOf(ctx, repo, p, shallow)
 		if err != nil {
 			return err
+		}
+		if bump != "" {
+			// Without a new info.version the change would be folded into the
+			// entry of the version already released.
+			unbumped = append(unbumped, bump)
+			fmt.Fprintf(out, "%s\n", bump)
 		}
 		name := ChangelogName(p)
 		file := filepath.Join(repo.Root, filepath.FromSlash(name))
@@ -189,36 +195,52 @@ func changelog(ctx context.Context, repo Repo, checkOnly bool, out io.Writer) er
 	if len(stale) > 0 {
 		return fmt.Errorf("%w: %v", errStaleChangelog, stale)
 	}
+	if checkOnly && len(unbumped) > 0 {
+		return fmt.Errorf("%w: %s", errVersionNotBumped, strings.Join(unbumped, "; "))
+	}
 	return nil
 }
 
 // changelogOf renders one spec's changelog from its first-parent history and
-// the work tree.
-func changelogOf(ctx context.Context, repo Repo, p string, shallow bool) (string, error) {
+// the work tree. bump, when not empty, says which info.version to write:
+// the work tree changed the interface of the last committed spec and kept
+// (or lowered) its version.
+func changelogOf(ctx context.Context, repo Repo, p string, shallow bool) (text, bump string, err error) {
 	commits, err := repo.History(ctx, p)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var snapshots []*Spec
 	for _, c := range commits {
 		data, err := repo.Show(ctx, c, p)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		s, err := LoadSpec(p, data)
 		if err != nil {
-			return "", fmt.Errorf("at %s: %w", c, err)
+			return "", "", fmt.Errorf("at %s: %w", c, err)
 		}
 		snapshots = append(snapshots, s)
 	}
 	data, err := repo.ReadWorkTree(p)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	s, err := LoadSpec(p, data)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	if len(snapshots) > 0 {
+		v, err := Judge(p, snapshots[len(snapshots)-1], s)
+		if err != nil {
+			return "", "", err
+		}
+		if v.Bump != "" {
+			bump = fmt.Sprintf("%s: the interface changed since the last commit but info.version is still %s: write %s in info.version, then run make changelog",
+				p, v.Version, v.Bump)
+		}
 	}
 	snapshots = append(snapshots, s)
-	return RenderChangelog(p, Releases(snapshots), shallow)
+	text, err = RenderChangelog(p, Releases(snapshots), shallow)
+	return text, bump, err
 }

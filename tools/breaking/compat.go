@@ -111,6 +111,12 @@ func Compare(base, revision *Spec, level checker.Level) ([]Change, error) {
 	found := checker.CheckBackwardCompatibilityUntilLevel(config, d, sources, level)
 	slices.SortStableFunc(found, checker.CompareChanges)
 	l := checker.NewDefaultLocalizer()
+	// The rights of the callers are judged from the callers' side, whoever
+	// serves the spec, so with base and revision as given.
+	roles, err := roleChanges(base, revision)
+	if err != nil {
+		return nil, err
+	}
 	var out []Change
 	for _, c := range found {
 		if slices.Contains(versioningRules, c.GetId()) {
@@ -123,6 +129,12 @@ func Compare(base, revision *Spec, level checker.Level) ([]Change, error) {
 			Text:      nullNamed(c.GetId(), c.GetUncolorizedText(l)),
 		})
 	}
+	for _, c := range roles {
+		if c.Level >= level {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Change) int { return int(b.Level) - int(a.Level) })
 	return out, nil
 }
 
@@ -180,6 +192,13 @@ type Verdict struct {
 	Changes []Change
 	// Failed is true when a breaking change came without a new major version.
 	Failed bool
+	// Bump is the info.version to write when the interface changed (an
+	// addition, or a break) and info.version did not move up enough: the
+	// next minor version for additions, the next major one for a break; ""
+	// when the version is right.
+	Bump string
+	// Changed counts the interface changes, additions included.
+	Changed int
 }
 
 // Judge compares one spec at base with its revision. A nil base is a new
@@ -205,10 +224,52 @@ func Judge(path string, base, revision *Spec) (Verdict, error) {
 		return v, err
 	}
 	v.Changes = changes
-	if slices.ContainsFunc(changes, Change.Breaking) && !MajorBumped(v.BaseVersion, v.Version) {
+	breaking := slices.ContainsFunc(changes, Change.Breaking)
+	if breaking && !MajorBumped(v.BaseVersion, v.Version) {
 		v.Failed = true
+		v.Bump = NextVersion(v.BaseVersion, true)
+	}
+	if !breaking && !VersionIncreased(v.BaseVersion, v.Version) {
+		// Additions are INFO changes, which the check above leaves out:
+		// the changelog's own comparison says whether there were any.
+		all, err := compareForward(base, revision)
+		if err != nil {
+			return v, err
+		}
+		if v.Changed = len(all); v.Changed > 0 {
+			v.Bump = NextVersion(v.BaseVersion, false)
+		}
 	}
 	return v, nil
+}
+
+// VersionIncreased reports whether revision is a later semantic version
+// than base.
+func VersionIncreased(base, revision string) bool {
+	b, okB := parseSemver(base)
+	r, okR := parseSemver(revision)
+	if !okB || !okR {
+		return false
+	}
+	for i := range b {
+		if r[i] != b[i] {
+			return r[i] > b[i]
+		}
+	}
+	return false
+}
+
+// NextVersion is the version after base: the next major one for a break,
+// else the next minor one. A base that is not a semantic version has none.
+func NextVersion(base string, breaking bool) string {
+	b, ok := parseSemver(base)
+	if !ok {
+		return "a version after " + base
+	}
+	if breaking {
+		return fmt.Sprintf("%d.0.0", b[0]+1)
+	}
+	return fmt.Sprintf("%d.%d.0", b[0], b[1]+1)
 }
 
 // nullNamed names null as null in an enum rule's text (oasdiff writes a null

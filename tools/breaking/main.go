@@ -3,7 +3,9 @@
 // with the work tree and fails on a change that breaks consumers unless the
 // spec's info.version has a new major version; `breaking changelog` writes
 // specs/<api>/CHANGELOG.md from each spec's history, one entry per
-// info.version. The comparison is oasdiff's (github.com/oasdiff/oasdiff).
+// info.version. The comparison is oasdiff's (github.com/oasdiff/oasdiff),
+// and, since oasdiff ignores extensions, the operations' x-apistack-roles
+// (roles.go): a role taken out of an operation's list is a break.
 //
 // Run it from the repository root through make: `make breaking BASE=REV`,
 // `make changelog`.
@@ -17,10 +19,15 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // errBreaking is returned when a spec changed incompatibly.
 var errBreaking = errors.New("breaking changes without a new major version")
+
+// errVersionNotBumped is returned under CI=true when a spec's interface
+// changed and its info.version did not move up.
+var errVersionNotBumped = errors.New("the interface changed without a new info.version")
 
 // errUsage marks a command-line mistake (exit status 2).
 var errUsage = errors.New("usage")
@@ -34,7 +41,7 @@ func main() {
 	case err == nil:
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0)
-	case errors.Is(err, errBreaking):
+	case errors.Is(err, errBreaking), errors.Is(err, errVersionNotBumped):
 		fmt.Fprintln(os.Stderr, "breaking:", err)
 		os.Exit(1)
 	case errors.Is(err, errStaleChangelog):
@@ -64,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, usage)
 			return fmt.Errorf("%w: check needs --base REV and no other argument", errUsage)
 		}
-		return check(ctx, Repo{Root: *root}, *base, stdout)
+		return check(ctx, Repo{Root: *root}, *base, os.Getenv("CI") == "true", stdout)
 	case "changelog":
 		checkOnly := fs.Bool("check", false, "fail when a committed changelog differs from what the history gives, write nothing")
 		if err := fs.Parse(args[1:]); err != nil {
@@ -82,8 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // check compares every spec at base with the work tree and prints each
-// spec's verdict and its changes.
-func check(ctx context.Context, repo Repo, base string, out io.Writer) error {
+// spec's verdict and its changes. A spec whose interface changed while its
+// info.version stayed is a warning, and with strict (CI=true) a failure.
+func check(ctx context.Context, repo Repo, base string, strict bool, out io.Writer) error {
 	commit, err := repo.Commit(ctx, base)
 	if err != nil {
 		return err
@@ -97,7 +105,7 @@ func check(ctx context.Context, repo Repo, base string, out io.Writer) error {
 		return err
 	}
 	paths := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(atBase), now...))))
-	var failed []string
+	var failed, unbumped []string
 	for _, p := range paths {
 		var b, r *Spec
 		if slices.Contains(atBase, p) {
@@ -123,12 +131,22 @@ func check(ctx context.Context, repo Repo, base string, out io.Writer) error {
 			return err
 		}
 		printVerdict(out, v)
-		if v.Failed {
+		switch {
+		case v.Failed:
 			failed = append(failed, p)
+		case v.Bump != "":
+			unbumped = append(unbumped, fmt.Sprintf("%s: write %s", p, v.Bump))
 		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%w in %v: restore what consumers rely on, or give the spec a new major info.version", errBreaking, failed)
+	}
+	if len(unbumped) > 0 {
+		if strict {
+			return fmt.Errorf("%w (%s): set info.version, then run make changelog", errVersionNotBumped, strings.Join(unbumped, "; "))
+		}
+		fmt.Fprintf(out, "warning: %s (%s): set info.version, then run make changelog (CI=true fails on this)\n",
+			errVersionNotBumped, strings.Join(unbumped, "; "))
 	}
 	return nil
 }
@@ -153,12 +171,17 @@ func printVerdict(out io.Writer, v Verdict) {
 		status = "FAIL"
 	case breaking > 0:
 		status = "ok (new major version)"
+	case v.Bump != "":
+		status = "VERSION NOT BUMPED"
 	}
 	fmt.Fprintf(out, "%s (%s): %s, %d breaking, %d warnings\n", v.Path, versions, status, breaking, len(v.Changes)-breaking)
 	for _, c := range v.Changes {
 		fmt.Fprintf(out, "  %s\n", c)
 	}
 	if v.Failed {
-		fmt.Fprintf(out, "  %s breaks its consumers without a new major info.version (%s)\n", v.Path, versions)
+		fmt.Fprintf(out, "  %s breaks its consumers without a new major info.version (%s): write %s\n", v.Path, versions, v.Bump)
+	} else if v.Bump != "" {
+		fmt.Fprintf(out, "  %s changed its interface (%d changes, additions only) but info.version is still %s: write %s\n",
+			v.Path, v.Changed, v.BaseVersion, v.Bump)
 	}
 }

@@ -41,6 +41,7 @@ func writeSpec(t *testing.T, root, p, text string) {
 }
 
 func TestCheck_Command(t *testing.T) {
+	t.Setenv("CI", "false") // a version left unbumped is a warning here
 	dir, _ := gitRepo(t)
 	ctx := context.Background()
 
@@ -77,17 +78,60 @@ func TestCheck_Command(t *testing.T) {
 	assert.Contains(t, out.String(), "(1.4.0 -> 2.0.0): ok (new major version)")
 	assert.Contains(t, out.String(), "[api-removed-without-deprecation]")
 
-	// Additions pass; a new spec passes; a removed spec fails.
+	// Additions pass, but ask for the minor version they need; a new spec
+	// passes; a removed spec fails.
 	writeSpec(t, dir, "specs/w/openapi.yaml", readFixture(t, "additions.yaml"))
 	writeSpec(t, dir, "specs/v/webhooks.yaml", readFixture(t, "base.yaml"))
 	out.Reset()
 	require.NoError(t, run(ctx, []string{"check", "--base", "HEAD", "--root", dir}, &out, &out), out.String())
 	assert.Contains(t, out.String(), "specs/v/webhooks.yaml (new at 1.4.0): ok")
+	assert.Contains(t, out.String(), "specs/w/openapi.yaml (1.4.0 -> 1.4.0): VERSION NOT BUMPED")
+	assert.Contains(t, out.String(), "but info.version is still 1.4.0: write 1.5.0")
+	assert.Contains(t, out.String(), "warning: the interface changed without a new info.version (specs/w/openapi.yaml: write 1.5.0)")
+	writeSpec(t, dir, "specs/w/openapi.yaml", strings.Replace(readFixture(t, "additions.yaml"), "version: 1.4.0", "version: 1.5.0", 1))
+	out.Reset()
+	require.NoError(t, run(ctx, []string{"check", "--base", "HEAD", "--root", dir}, &out, &out), out.String())
+	assert.Contains(t, out.String(), "specs/w/openapi.yaml (1.4.0 -> 1.5.0): ok, 0 breaking")
+	assert.NotContains(t, out.String(), "warning:")
+	writeSpec(t, dir, "specs/w/openapi.yaml", readFixture(t, "additions.yaml"))
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "specs", "w")))
 	out.Reset()
 	err = run(ctx, []string{"check", "--base", "HEAD", "--root", dir}, &out, &out)
 	require.ErrorIs(t, err, errBreaking)
 	assert.Contains(t, out.String(), "specs/w/openapi.yaml (removed (was 1.4.0)): FAIL")
+}
+
+func TestCheck_AdditionsWithoutANewVersionFailUnderCI(t *testing.T) {
+	t.Setenv("CI", "true")
+	dir, _ := gitRepo(t)
+	ctx := context.Background()
+	writeSpec(t, dir, "specs/w/openapi.yaml", readFixture(t, "additions.yaml"))
+	var out bytes.Buffer
+	err := run(ctx, []string{"check", "--base", "HEAD", "--root", dir}, &out, &out)
+	require.ErrorIs(t, err, errVersionNotBumped)
+	assert.Contains(t, err.Error(), "specs/w/openapi.yaml: write 1.5.0")
+
+	// Descriptions only: nothing to bump.
+	writeSpec(t, dir, "specs/w/openapi.yaml", strings.Replace(readFixture(t, "base.yaml"), "description: the widgets", "description: every widget", 1))
+	out.Reset()
+	require.NoError(t, run(ctx, []string{"check", "--base", "HEAD", "--root", dir}, &out, &out), out.String())
+}
+
+func TestChangelog_CheckSaysWhichVersionToWrite(t *testing.T) {
+	dir, _ := gitRepo(t)
+	ctx := context.Background()
+	var out bytes.Buffer
+	require.NoError(t, run(ctx, []string{"changelog", "--root", dir}, &out, &out))
+	writeSpec(t, dir, "specs/w/openapi.yaml", readFixture(t, "additions.yaml"))
+	out.Reset()
+	err := run(ctx, []string{"changelog", "--root", dir, "--check"}, &out, &out)
+	require.Error(t, err)
+	assert.Contains(t, out.String(), "specs/w/openapi.yaml: the interface changed since the last commit but info.version is still 1.4.0: write 1.5.0 in info.version")
+
+	writeSpec(t, dir, "specs/w/openapi.yaml", strings.Replace(readFixture(t, "additions.yaml"), "version: 1.4.0", "version: 1.5.0", 1))
+	out.Reset()
+	require.NoError(t, run(ctx, []string{"changelog", "--root", dir}, &out, &out))
+	require.NoError(t, run(ctx, []string{"changelog", "--root", dir, "--check"}, &out, &out), out.String())
 }
 
 func TestCheck_UsageErrors(t *testing.T) {
@@ -178,7 +222,7 @@ func section(text, version string) string {
 	return before
 }
 
-// TestMakeTargets_InThisRepository runs the README's commands on this
+// TestMakeTargets_InThisRepository runs the specs guide's commands on this
 // repository: make breaking against HEAD (the work tree may hold edits, but
 // none of this repository's own history breaks a consumer unnoticed) and the
 // pull-request form against the merge base with origin/main when the clone

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apistack/apistack/clients/internal/replay"
+	"github.com/apistack/apistack/internal/replay"
 )
 
 // Token is a bearer token and the instant it stops working.

@@ -11,15 +11,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/apistack/apistack/clients/internal/examplestack"
 	"github.com/apistack/apistack/clients/storage/s3compat"
+	"github.com/apistack/apistack/internal/examplestack"
 )
 
 // The AWS SDK's own S3 client, pointed at the storage API: only the signer is
 // apistack's.
 func Example() {
 	// A storage server with a bucket and an access key, in a process of its
-	// own (clients/internal/examplestack).
+	// own (internal/examplestack).
 	env, err := examplestack.Start("storage")
 	if err != nil {
 		log.Fatal(err)

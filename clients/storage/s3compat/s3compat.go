@@ -5,7 +5,7 @@
 // Version 4 under other names: CLOUD4-HMAC-SHA256, X-Cloud-Date,
 // X-Cloud-Content-Sha256 and the scope terminator cloud4_request. The SDK's
 // signer hard-codes the AWS names, so Signer replaces it: it implements the
-// SDK's HTTPSignerV4 with clients/storage/sigv4, the same functions the storage
+// SDK's HTTPSignerV4 with protocol/sigv4, the same functions the storage
 // server verifies with. Everything else is the SDK's own: its XML, its errors
 // (an error answer is a smithy.APIError with the object-storage code), its
 // retries and the checksums it adds (x-amz-checksum-crc32 and friends, or
@@ -40,7 +40,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
+	"github.com/apistack/apistack/protocol/sigv4"
 )
 
 // Signer signs the SDK's requests with a SigV4-style scheme, CLOUD4-HMAC-SHA256

@@ -25,11 +25,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/storage/sigv4"
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/gen/faxserver"
 	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/internal/telemetry/telemetrytest"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -488,5 +488,101 @@ func TestFaults_AJSONSyntaxErrorIs400InvalidRequest(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, a.status, "%s: %s", tg.api, a.body)
 		assert.Contains(t, strings.ToLower(a.body), "invalid", tg.api)
 		assertAnswerInSpec(t, tg.bodyTarget, a)
+	}
+}
+
+// rawFramed writes req's head and then body exactly as given, framed as
+// framing says ("chunked": Transfer-Encoding: chunked and body is the raw
+// chunked encoding; otherwise req.ContentLength is declared), closes the
+// writing half of the connection (the body ends there), and reads the
+// answer.
+func rawFramed(t *testing.T, req *http.Request, framing, body string) answer {
+	t.Helper()
+	conn, err := net.Dial("tcp", req.URL.Host)
+	require.NoError(t, err)
+	defer conn.Close()
+	var head strings.Builder
+	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.Method, req.URL.RequestURI(), req.URL.Host)
+	if framing == "chunked" {
+		head.WriteString("Transfer-Encoding: chunked\r\n")
+	} else {
+		fmt.Fprintf(&head, "Content-Length: %d\r\n", req.ContentLength)
+	}
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			fmt.Fprintf(&head, "%s: %s\r\n", k, v)
+		}
+	}
+	head.WriteString("\r\n")
+	_, err = io.WriteString(conn, head.String()+body)
+	require.NoError(t, err)
+	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(data)}
+}
+
+// bodyReadTargets are, per API, an operation that reads a body: the
+// authenticated ones, the unauthenticated token exchange of PAM, the
+// sandbox API's create.
+func bodyReadTargets(t *testing.T, creds map[string]map[string]string) []limitTarget {
+	t.Helper()
+	targets := authenticatedTargets(t, creds)
+	pam := creds["pam"]
+	targets = append(targets,
+		limitTarget{bodyTarget: bodyTarget{api: "pam token exchange", method: http.MethodPost,
+			url:         pam["base_url"] + "/v1/teams/" + url.PathEscape(pam["team"]) + "/service_token",
+			contentType: "application/json"}, bodyStart: `{"key_id": "`},
+		limitTarget{bodyTarget: bodyTarget{api: "sandbox", method: http.MethodPost, url: creds["sandboxes"]["base_url"] + "/sandboxes",
+			contentType: "application/json", header: http.Header{"Authorization": {"Bearer " + creds["sandboxes"]["token"]}}},
+			bodyStart: `{"clock": "`},
+	)
+	return targets
+}
+
+func TestFaults_ABodyMalformedOrCutShortIs400InTheAPIsErrorBodyOnEveryAPI(t *testing.T) {
+	creds, _, stop := startServe(t, t.TempDir())
+	defer func() { require.NoError(t, stop()) }()
+	type result struct {
+		api, framing string
+		answer       answer
+	}
+	var results []result
+	for _, tg := range bodyReadTargets(t, creds) {
+		// A chunk size that is not hexadecimal, after a first chunk.
+		chunked := fmt.Sprintf("%x\r\n%s\r\nzz\r\n", len(tg.bodyStart), tg.bodyStart)
+		r := tg.request(t, nil, 4096)
+		for _, c := range []result{
+			{api: tg.api, framing: "chunked", answer: rawFramed(t, r, "chunked", chunked)},
+			// 4 KiB declared, the start sent, then the body ends.
+			{api: tg.api, framing: "cut short", answer: rawFramed(t, r, "length", tg.bodyStart)},
+		} {
+			results = append(results, c)
+			assertAnswerInSpec(t, tg.bodyTarget, c.answer)
+		}
+	}
+	storage := signedStalledPut(t, creds["storage"])
+	results = append(results,
+		result{"storage", "chunked", rawFramed(t, storage, "chunked", "a\r\n<Lifecycle\r\nzz\r\n")},
+		result{"storage", "cut short", rawFramed(t, storage, "length", "<Lifecycle")})
+	for _, r := range results {
+		assert.Equal(t, http.StatusBadRequest, r.answer.status, "%s, %s: %s", r.api, r.framing, r.answer.body)
+		assert.Contains(t, r.answer.body, "request body", "%s, %s: the message says what was wrong", r.api, r.framing)
+		assert.NotContains(t, r.answer.body, "database", "%s, %s: no false outage", r.api, r.framing)
+	}
+
+	// /metrics counts 400s: no 500, 503 or 401 for a body that did not
+	// arrive whole.
+	f, err := telemetrytest.Scrape(context.Background(), http.DefaultClient, creds["admin"]["base_url"]+"/metrics", nil)
+	require.NoError(t, err)
+	for _, api := range []string{"pam", "fax", "restaurant", "admin", "storage"} {
+		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": "400"}), api)
+		for _, status := range []string{"500", "503", "401"} {
+			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), "%s %s", api, status)
+		}
 	}
 }

@@ -381,7 +381,7 @@ func startViolationRecorder(t *testing.T, target string) (string, *violationReco
 // TestConform_ThroughPrismValidatingProxy runs the conformance suite of PAM,
 // fax and restaurant against apistack with Prism's validating proxy in
 // between: a second, independent validator of every response the suite
-// provokes (the suite's own is kin-openapi, through clients/contract). Any
+// provokes (the suite's own is kin-openapi, through protocol/contract). Any
 // response violation Prism reports fails the test, naming the request.
 func TestConform_ThroughPrismValidatingProxy(t *testing.T) {
 	prism := prismPath(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
@@ -20,14 +21,20 @@ type consoleServers struct {
 	restaurant *restaurant.Server
 	fax        *fax.Server
 	storage    *storage.Server
+	sandboxes  *sandbox.Server
 }
 
 // newConsole builds the web console of the admin port: behind the admin
 // token, showing the servers, the request log and the demo webhook inbox.
 func newConsole(adminToken string, s consoleServers, requests *requestlog.Log, inbox *stack.FaxInbox, logger *slog.Logger) (*console.Console, error) {
+	var sandboxes console.Sandboxes
+	if s.sandboxes != nil {
+		sandboxes = s.sandboxes.Console()
+	}
 	return console.New(console.Config{
 		AdminToken: adminToken, Fax: s.fax.Console(), PAM: s.pam.Console(), Restaurant: s.restaurant.Console(), Storage: s.storage.Console(),
-		Requests: requests, Logger: logger,
+		Sandboxes: sandboxes,
+		Requests:  requests, Logger: logger,
 		Inbox: func() []console.InboxEvent {
 			events := inbox.List()
 			out := make([]console.InboxEvent, len(events))

@@ -18,7 +18,7 @@ func printFaxDemo(w io.Writer, f *faxCredentials, a *adminCredentials) {
 	fmt.Fprintf(w, "  send:    curl -s -X POST %s/v2/faxes -H 'Authorization: Bearer %s' --data-urlencode 'media_url=%s%s' --data-urlencode 'connection_id=%s' --data-urlencode 'to=+13125550800' --data-urlencode 'from=%s'\n",
 		f.BaseURL, f.APIKey, a.BaseURL, faxSamplePath, f.ConnectionID, f.From)
 	fmt.Fprintf(w, "  list:    curl -s %s/v2/faxes -H 'Authorization: Bearer %s'\n", f.BaseURL, f.APIKey)
-	fmt.Fprintf(w, "  webhooks: curl -s %s%s -H 'Authorization: Bearer %s'  # the +1 312 555 08NN test numbers choose outcomes (README, Fax API)\n", a.BaseURL, faxInboxPath, a.Token)
+	fmt.Fprintf(w, "  webhooks: curl -s %s%s -H 'Authorization: Bearer %s'  # the +1 312 555 08NN test numbers choose outcomes (docs/apis.md, Fax)\n", a.BaseURL, faxInboxPath, a.Token)
 }
 
 // The admin port's fax demo routes (servers/stack).

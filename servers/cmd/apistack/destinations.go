@@ -50,8 +50,8 @@ func localStack(listeners []listener, database string) bool {
 		return false
 	}
 	for _, l := range listeners {
-		addr, ok := l.ln.Addr().(*net.TCPAddr)
-		if !ok || !addr.IP.IsLoopback() {
+		addr := l.tcpAddr()
+		if addr == nil || !addr.IP.IsLoopback() {
 			return false
 		}
 	}

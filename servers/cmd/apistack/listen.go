@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/egress"
 )
 
 const listenUsage = `usage: apistack listen --sandbox ID --forward-to URL [--url ADMIN_URL] [--token TOKEN] [--after SEQ]
@@ -25,7 +26,9 @@ an event (its delivery failed there) are not forwarded again; a redelivery (POST
 event id, the attempt forwarded and the local answer. It long-polls the sandbox's webhook log
 (GET /sandboxes/{id}/webhooks), so it survives a restart of the remote side and resumes after
 the last delivery it read. --after starts after that log seq (default: from the start); an
-event read before it and retried after it is forwarded once more.
+event read before it and retried after it is forwarded once more. --forward-to must reach a
+loopback or public address: private, link-local and cloud-metadata ones are refused, however
+the address is spelled.
 
 The URL and token default to APISTACK_SANDBOX_URL and APISTACK_SANDBOX_TOKEN, then to
 <data-dir>/demo-credentials.json (the admin section). The token is the sandbox's own (or the
@@ -84,8 +87,23 @@ func listenCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if u, err := url.Parse(o.forwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("--forward-to %q is not an absolute http(s) URL", o.forwardTo)
 	}
+	if err := forwardPolicy.Check(ctx, o.forwardTo); err != nil {
+		return fmt.Errorf("--forward-to %q: %w (listen forwards to loopback or public addresses only, never link-local or cloud-metadata ones)", o.forwardTo, err)
+	}
 	return listen(ctx, o, stdout, stderr)
 }
+
+// forwardPolicy is where listen may forward: the developer's own services
+// on loopback, or public addresses; never private, link-local or
+// cloud-metadata ones (the URL is checked when given, and every connection
+// once more).
+var forwardPolicy = func() *egress.Policy {
+	p, err := egress.New(egress.Options{AllowLoopback: true})
+	if err != nil {
+		panic(err) // the options are constant
+	}
+	return p
+}()
 
 // listen forwards the sandbox's deliveries until ctx ends (nil then) or the
 // sandbox API refuses (the sandbox is gone, the token is wrong).
@@ -99,7 +117,7 @@ func listen(ctx context.Context, o listenOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	local := &http.Client{Timeout: 30 * time.Second,
+	local := &http.Client{Timeout: 30 * time.Second, Transport: forwardPolicy.Transport(http.DefaultTransport.(*http.Transport)),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	fmt.Fprintf(stderr, "forwarding the webhooks of sandbox %s to %s (Ctrl-C to stop)\n", o.sandbox, o.forwardTo)
 	after, retry, down := o.after, 250*time.Millisecond, false

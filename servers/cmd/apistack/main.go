@@ -5,6 +5,9 @@
 //	apistack sandbox <command> [args] the sandbox API from the command line
 //	apistack conform --api API [flags] the conformance suite against any implementation
 //	apistack listen --sandbox ID --forward-to URL  a sandbox's webhooks forwarded to a local URL
+//	apistack creds [--data-dir DIR] SECTION.KEY   one value of demo-credentials.json
+//	apistack proxy --api API --upstream URL  a validating, recording proxy in front of a real service
+//	apistack drift --api API --har FILE --target URL  a recording replayed against a stand-in, compared by shape
 //
 // Every flag can also be set with an APISTACK_* environment variable named
 // after it (--pam-addr is APISTACK_PAM_ADDR); a flag on the command line wins.
@@ -36,10 +39,14 @@ const usage = `usage:
   apistack sandbox <command> [args]  create, inspect, reset and delete sandboxes (see apistack sandbox -h)
   apistack conform --api API [flags] check an implementation of an API (see apistack conform -h)
   apistack listen --sandbox ID --forward-to URL  forward a sandbox's webhooks to a local URL (see apistack listen -h)
+  apistack creds [--data-dir DIR] SECTION.KEY   print one value of demo-credentials.json (see apistack creds -h)
+  apistack proxy --api API --upstream URL  check and record a real service's traffic as HAR (see apistack proxy -h)
+  apistack drift --api API --har FILE --target URL  replay a HAR against a stand-in, compare by shape (see apistack drift -h)
 `
 
 // exitStatus reports err and returns the process status: 1 when conformance
-// checks failed (the table says which), 2 for any other error.
+// checks failed (the table says which), a recording broke the spec or drifted
+// from the stand-in, 2 for any other error.
 func exitStatus(err error, stderr io.Writer) int {
 	var failed *checksFailed
 	if errors.As(err, &failed) {
@@ -70,6 +77,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "listen":
 		return listenCommand(ctx, args[1:], stdout, stderr)
+	case "creds":
+		return credsCommand(ctx, args[1:], stdout, stderr)
+	case "proxy":
+		return proxyCommand(ctx, args[1:], stdout, stderr)
+	case "drift":
+		return driftCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

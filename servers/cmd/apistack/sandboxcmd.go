@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,12 +15,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/internal/fixturefile"
 )
 
 const sandboxUsage = `usage: apistack sandbox [--sandbox-url URL] [--sandbox-token TOKEN] <command> [args]
 
 commands:
-  create [--clock frozen|real] [--ttl 1h]   create a sandbox; prints it with its token and credentials
+  create [--clock frozen|real] [--ttl 1h] [--fixture FILE | --snapshot SNAPSHOT_ID]
+                                            create a sandbox; prints it with its token and credentials
+                                            (--fixture: from a fixture document, JSON or YAML, see
+                                            specs/sandbox/fixture.schema.json; --snapshot: a fork)
   get ID                                    print a sandbox and its credentials
   requests [--api API] [--operation OP] [--status N] [--since RFC3339] [--after SEQ] [--limit N] ID
                                             print the requests its credentials made (its journal)
@@ -34,6 +39,8 @@ commands:
                                             move its clock on (the work that became due runs first)
   clock ID                                  print its clock
   faults add|list|clear ...                 add, list or clear its faults (apistack sandbox faults)
+  snapshot create [--ttl 24h] ID | snapshot list ID | snapshot get ID SNAPSHOT_ID |
+  snapshot delete ID SNAPSHOT_ID            freeze its state to fork sandboxes from (create --snapshot)
   reset ID                                  put a sandbox back as it was when created
   delete ID                                 delete a sandbox and everything of it
 
@@ -82,10 +89,31 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	case "create":
 		clockMode := fs.String("clock", "", "frozen or real (default real)")
 		ttl := fs.String("ttl", "", "how long the sandbox lives after its last use, e.g. 30m (default 1h)")
-		if err := parseArgs(fs, args, 0, "usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION]"); err != nil {
+		fixture := fs.String("fixture", "", "a fixture document (JSON or YAML) the sandbox starts from")
+		snapshot := fs.String("snapshot", "", "a snapshot's id: the sandbox is a fork of it")
+		if err := parseArgs(fs, args, 0, "usage: apistack sandbox create [--clock frozen|real] [--ttl DURATION] [--fixture FILE | --snapshot SNAPSHOT_ID]"); err != nil {
 			return nil, err
 		}
-		return client.CreateSandbox(ctx, sandboxapi.CreateSandboxRequest{Clock: (*sandboxapi.ClockMode)(given(clockMode)), Ttl: given(ttl)})
+		body := map[string]any{}
+		for k, v := range map[string]*string{"clock": given(clockMode), "ttl": given(ttl), "snapshot": given(snapshot)} {
+			if v != nil {
+				body[k] = *v
+			}
+		}
+		if *fixture != "" {
+			doc, err := fixturefile.Read(*fixture)
+			if err != nil {
+				return nil, err
+			}
+			body["fixture"] = doc
+		}
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		return client.CreateSandboxWithBody(ctx, "application/json", bytes.NewReader(raw))
+	case "snapshot":
+		return sandboxSnapshotCall(ctx, client, args, stderr)
 	case "get", "reset", "delete":
 		id, err := oneID()
 		if err != nil {
@@ -124,7 +152,39 @@ func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, ar
 	case "redeliver", "inbound-fax":
 		return sandboxTriggerCall(ctx, client, name, fs, args)
 	}
-	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, redeliver, inbound-fax, advance, clock, faults, reset, delete)", name)
+	return nil, fmt.Errorf("unknown sandbox command %q (create, get, requests, webhooks, redeliver, inbound-fax, advance, clock, faults, snapshot, reset, delete)", name)
+}
+
+// sandboxSnapshotCall runs `apistack sandbox snapshot create|list|get|delete`.
+func sandboxSnapshotCall(ctx context.Context, client *sandboxapi.Client, args []string, stderr io.Writer) (*http.Response, error) {
+	const usage = "usage: apistack sandbox snapshot create [--ttl DURATION] ID | list ID | get ID SNAPSHOT_ID | delete ID SNAPSHOT_ID"
+	if len(args) == 0 {
+		return nil, errors.New(usage)
+	}
+	fs := flag.NewFlagSet("sandbox snapshot "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	switch args[0] {
+	case "create":
+		ttl := fs.String("ttl", "", "how long the snapshot lives, e.g. 2h (default 24h)")
+		if err := parseArgs(fs, args[1:], 1, usage); err != nil {
+			return nil, err
+		}
+		return client.CreateSandboxSnapshot(ctx, fs.Arg(0), sandboxapi.CreateSnapshotRequest{Ttl: given(ttl)})
+	case "list":
+		if err := parseArgs(fs, args[1:], 1, usage); err != nil {
+			return nil, err
+		}
+		return client.ListSandboxSnapshots(ctx, fs.Arg(0))
+	case "get", "delete":
+		if err := parseArgs(fs, args[1:], 2, usage); err != nil {
+			return nil, err
+		}
+		if args[0] == "get" {
+			return client.GetSandboxSnapshot(ctx, fs.Arg(0), fs.Arg(1))
+		}
+		return client.DeleteSandboxSnapshot(ctx, fs.Arg(0), fs.Arg(1))
+	}
+	return nil, errors.New(usage)
 }
 
 // parseArgs parses args into fs and wants n arguments after the flags:

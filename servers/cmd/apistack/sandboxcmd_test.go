@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/internal/docblocks"
 	"github.com/apistack/apistack/servers/internal/safebuf"
-	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // sandboxCLI runs `apistack sandbox args...` and returns its output.
@@ -117,31 +118,11 @@ func keys(m map[string]string) []string {
 	return out
 }
 
-// runREADMEBlockOnDemo runs the README's sh block name (runREADMEBlock) in
-// a new directory dir beside `apistack serve --demo` on dir/data (stopped
-// at the test's end), and returns dir, the demo credentials and what the
-// block printed.
-func runREADMEBlockOnDemo(t *testing.T, name string) (dir string, creds map[string]map[string]string, out string) {
-	t.Helper()
-	testkit.Tools(t, "bash", "curl", "jq")
-	dir = t.TempDir()
-	creds, _, stop := startServe(t, filepath.Join(dir, "data"))
-	t.Cleanup(func() { assert.NoError(t, stop()) })
-	return dir, creds, runREADMEBlock(t, name, dir)
-}
-
-// readmeScript returns the README's sh block name once bash, curl and jq
-// are found.
-func readmeScript(t *testing.T, name string) string {
-	t.Helper()
-	testkit.Tools(t, "bash", "curl", "jq")
-	return readmeBlock(t, name)
-}
-
-// TestREADME_SandboxesSectionRuns runs the README's sandbox example, as
-// written, against `apistack serve --demo`.
-func TestREADME_SandboxesSectionRuns(t *testing.T) {
-	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-example")
+// TestDocs_SandboxExample runs the sandboxes guide's CI job, as written,
+// against `apistack serve --demo`.
+func TestDocs_SandboxExample(t *testing.T) {
+	dir, creds := docsDir(t, "bash", "curl", "jq")
+	docblocks.Run(t, "docs/sandboxes.md", "sandbox-example", dir)
 
 	// It left nothing: the sandbox it made is gone.
 	var sb struct {
@@ -160,18 +141,6 @@ func TestSandboxCreatorToken_DerivedFromTheAdminToken(t *testing.T) {
 	assert.NotEqual(t, a, sandboxCreatorToken("adm_two"))
 	assert.NotContains(t, a, "adm_one")
 	assert.True(t, strings.HasPrefix(a, "sbc_"))
-}
-
-// runREADMEBlock runs, as written, the README's sh block between
-// <!-- marker --> and <!-- /marker --> with bash in dir (where `serve --demo`
-// keeps its data in dir/data), and returns its output.
-func runREADMEBlock(t *testing.T, marker, dir string) string {
-	t.Helper()
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", readmeScript(t, marker))
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's %s block failed:\n%s", marker, out)
-	return string(out)
 }
 
 func TestSandboxCommand_AdvanceAndClock(t *testing.T) {
@@ -229,21 +198,20 @@ func TestSandboxCommand_AdvanceAndClock(t *testing.T) {
 	assert.Equal(t, to, read(out).Now, "refused changes changed nothing")
 }
 
-// TestREADME_SandboxClockRuns runs the README's sandbox clock example, as
+// TestDocs_SandboxClockExample runs the sandboxes guide's clock example, as
 // written, against `apistack serve --demo`.
-func TestREADME_SandboxClockRuns(t *testing.T) {
-	dir := t.TempDir()
-	_, _, stop := startServe(t, filepath.Join(dir, "data"))
-	defer func() { require.NoError(t, stop()) }()
-	out := runREADMEBlock(t, "sandbox-clock-example", dir)
+func TestDocs_SandboxClockExample(t *testing.T) {
+	dir, _ := docsDir(t, "bash", "curl", "jq")
+	out := docblocks.Run(t, "docs/sandboxes.md", "sandbox-clock-example", dir)
 	assert.Contains(t, out, "true", "the fax was delivered when the advance answered")
 }
 
-// TestREADME_SandboxFaultsSectionRuns runs the README's sandbox faults
-// example, as written, against `apistack serve --demo`, then the same
-// faults through `apistack sandbox faults`.
-func TestREADME_SandboxFaultsSectionRuns(t *testing.T) {
-	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-faults-example")
+// TestDocs_SandboxFaultsExample runs the sandboxes guide's faults example,
+// as written, against `apistack serve --demo`, then the same faults through
+// `apistack sandbox faults`.
+func TestDocs_SandboxFaultsExample(t *testing.T) {
+	dir, creds := docsDir(t, "bash", "curl", "jq")
+	docblocks.Run(t, "docs/sandboxes.md", "sandbox-faults-example", dir)
 	dataDir := filepath.Join(dir, "data")
 	var fault struct {
 		ID    string `json:"id"`
@@ -487,22 +455,12 @@ func verifyingReceiver(t *testing.T, publicKey string) (*httptest.Server, <-chan
 	return local, events
 }
 
-// readmeBlock is the sh block of the README between <!-- name --> and
-// <!-- /name -->.
-func readmeBlock(t *testing.T, name string) string {
-	t.Helper()
-	readme, err := os.ReadFile("../../../README.md")
-	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "<!-- "+name+" -->\n```sh\n")
-	require.True(t, ok, "README has no %s block", name)
-	script, _, ok := strings.Cut(block, "```\n<!-- /"+name+" -->")
-	require.True(t, ok, name)
-	return script
-}
-
-func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
+// TestDocs_SandboxWebhooksExample runs the sandboxes guide's webhook log
+// example, then its listen line, as written, against `apistack serve --demo`.
+func TestDocs_SandboxWebhooksExample(t *testing.T) {
 	// The curl block: reads the log, redelivers.
-	dir, creds, _ := runREADMEBlockOnDemo(t, "sandbox-webhooks-example")
+	dir, creds := docsDir(t, "bash", "curl", "jq")
+	docblocks.Run(t, "docs/sandboxes.md", "sandbox-webhooks-example", dir)
 	var sb createdSandbox
 	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
 	require.NoError(t, err)
@@ -512,24 +470,22 @@ func TestREADME_SandboxWebhooksSectionRuns(t *testing.T) {
 		assert.NoError(t, err)
 	}()
 
-	// The listen block, with the binary built from here, forwarding to a
-	// receiver that verifies each delivery: the redelivered event arrives
-	// twice, each signed anew.
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "apistack"), ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+	// The listen block (its PATH line finds the binary in dir/bin),
+	// forwarding to a receiver that verifies each delivery: the redelivered
+	// event arrives twice, each signed anew.
 	local, events := verifyingReceiver(t, sb.Credentials["fax"]["webhook_public_key"])
 	listenOut := &safebuf.Buffer{}
-	listen := exec.Command("bash", "-euo", "pipefail", "-c", readmeBlock(t, "sandbox-listen-example"))
-	listen.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+	listen := exec.Command("bash", "-euo", "pipefail", "-c", docblocks.Block(t, "docs/sandboxes.md", "sandbox-listen-example"))
+	listen.Dir = dir
+	listen.Env = append(os.Environ(),
 		"SBX_URL="+creds["admin"]["base_url"], "SBX_ID="+sb.ID, "SBX_TOKEN="+sb.Token, "LOCAL_URL="+local.URL+"/fax-webhooks")
 	listen.Stdout, listen.Stderr = listenOut, listenOut
+	// The block runs in a process group of its own: Ctrl-C, as a reader
+	// stops it, reaches bash and apistack listen alike.
+	listen.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, listen.Start())
 	defer func() {
-		// bash runs the block's one command in its own process: the signal
-		// reaches apistack listen, which stops.
-		_ = listen.Process.Signal(os.Interrupt)
+		_ = syscall.Kill(-listen.Process.Pid, syscall.SIGINT)
 		_ = listen.Wait()
 	}()
 	var queued []faxclient.Event

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
@@ -26,6 +25,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/requestlog"
 	"github.com/apistack/apistack/servers/internal/telemetry"
 	"github.com/apistack/apistack/servers/internal/validation"
+	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -45,6 +45,9 @@ type serveConfig struct {
 	AdminAllowRemote  bool
 	AdminTokenFile    string
 	SandboxToken      string
+	MaxSandboxes      int
+	SandboxCreates    int
+	JournalBudget     sandbox.JournalBudget
 	Demo              bool
 	ValidateResponses bool
 	LogFormat         string
@@ -78,6 +81,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin API bearer token (default: reused from demo-credentials.json, else random); "+
 		"WARNING: a command line is visible to every user of the machine (ps): prefer APISTACK_ADMIN_TOKEN or --admin-token-file")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", "", "file holding the admin API bearer token (surrounding white space ignored)")
+	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", sandbox.DefaultMaxSandboxes, "the most sandboxes this deployment holds, every replica together; a create past it answers 429")
+	fs.IntVar(&c.SandboxCreates, "sandbox-creates-per-minute", sandbox.DefaultCreatesPerMinute, "how many sandboxes one token (the creator's or the admin's) may create a minute, in bursts of as many; past it a create answers 429")
+	fs.IntVar(&c.JournalBudget.Entries, "sandbox-journal-entries", sandbox.DefaultJournalEntries, "the most request journal entries each sandbox keeps; past it the oldest are dropped")
+	fs.Int64Var(&c.JournalBudget.Bytes, "sandbox-journal-bytes", sandbox.DefaultJournalBytes, "the most bytes each sandbox's request journal takes in the database (compressed); past it the oldest entries are dropped")
 	fs.StringVar(&c.SandboxToken, "sandbox-token", "", "the sandbox-creator token, which may create sandboxes and do nothing else "+
 		"(default: reused from demo-credentials.json, else derived from the admin token, so replicas sharing a --database agree; prefer APISTACK_SANDBOX_TOKEN)")
 	fs.BoolVar(&c.Demo, "demo", false, "create the demo tenants and write <data-dir>/demo-credentials.json")
@@ -189,15 +196,27 @@ func newLogger(c serveConfig, w io.Writer) (*slog.Logger, error) {
 
 // listener is one API's port.
 type listener struct {
-	name    string
+	name string
+	// ln listens; addr, when set, is the address bound before ln was
+	// opened (serve's ports listen only once the stack is ready).
 	ln      net.Listener
+	addr    *net.TCPAddr
 	handler http.Handler
+}
+
+// tcpAddr is the listener's address.
+func (l listener) tcpAddr() *net.TCPAddr {
+	if l.addr != nil {
+		return l.addr
+	}
+	addr, _ := l.ln.Addr().(*net.TCPAddr)
+	return addr
 }
 
 // baseURL is the URL clients reach the listener at: a wildcard host is
 // replaced with loopback, so the printed URLs work from this machine.
 func (l listener) baseURL() string {
-	addr := l.ln.Addr().(*net.TCPAddr)
+	addr := l.tcpAddr()
 	host := addr.IP.String()
 	if addr.IP.IsUnspecified() {
 		host = "127.0.0.1"
@@ -258,30 +277,36 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// One telemetry counts every API's requests and events for /metrics (on
 	// the admin port) and keeps the web console's request log.
 	tel := telemetry.New(requestlog.New(0))
-	// Every port listens from the start and answers /readyz: 503 while the
-	// databases are opened and migrated and the servers built, then 200
-	// while the databases answer, and 503 again once shutdown starts.
+	// Every port is bound from the start (a port in use fails the start at
+	// once, and the URLs are known to the demo seeding), but listens only
+	// once the databases are opened and migrated, the servers built and the
+	// demo seeded: until then a connection is refused, never answered by a
+	// stack half-ready. /readyz then answers 200 while the databases
+	// answer, and 503 once shutdown starts.
 	var dbs []*sql.DB // read only once readiness has started
 	readiness := apiserver.NewReadiness(readyProbe(func() []*sql.DB { return dbs }, c.Database != ""))
 	var listeners []listener
+	var ports []*port
 	defer func() {
+		for _, p := range ports {
+			p.close()
+		}
 		for _, l := range listeners {
-			_ = l.ln.Close()
+			if l.ln != nil {
+				_ = l.ln.Close()
+			}
 		}
 	}()
-	handlers := map[string]*swapHandler{}
 	for _, api := range []struct{ name, addr string }{
 		{stack.PAM, c.PAMAddr}, {stack.Restaurant, c.RestaurantAddr}, {stack.Fax, c.FaxAddr}, {stack.Storage, c.StorageAddr}, {stack.Admin, c.AdminAddr},
 	} {
-		ln, err := net.Listen("tcp", api.addr)
+		p, err := reservePort(api.addr)
 		if err != nil {
 			return fmt.Errorf("%s: listen on %s: %w", api.name, api.addr, err)
 		}
-		handlers[api.name] = newSwapHandler(readiness.Wrap(starting))
-		listeners = append(listeners, listener{name: api.name, ln: ln, handler: handlers[api.name]})
+		ports = append(ports, p)
+		listeners = append(listeners, listener{name: api.name, addr: p.Addr()})
 	}
-	servers := startServing(ctx, logger, listeners, c.Conn)
-	defer servers.close()
 
 	target := dbopen.Target{URL: c.Database, DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, MaxConns: c.DatabaseMaxConns}
 	// A local stack (every port on loopback, no shared database) may call
@@ -290,6 +315,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.APIs.Fax.Destinations.AllowHosts = c.Destinations.Allow
 	st, err := stack.Open(ctx, stack.Config{
 		DataDir: c.DataDir, SQLiteFullSync: c.SQLiteFullSync, AdminToken: c.AdminToken, SandboxCreatorToken: c.SandboxToken, Logger: logger,
+		MaxSandboxes: c.MaxSandboxes, SandboxCreatesPerMinute: c.SandboxCreates, SandboxJournalBudget: c.JournalBudget,
 		OpenDB: func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
 			return dbopen.Open(ctx, target, dbopen.Schema{Name: m.Schema, SQLite: m.SQLite, Postgres: m.Postgres})
 		},
@@ -310,18 +336,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			dbs = append(dbs, db)
 		}
 	}
-	// On a failed start, the servers stop before the databases close.
-	defer servers.close()
 	// The web console on the admin port; its Requests page reads the last
 	// requests of each API, as the telemetry logs them.
-	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage}, tel.Log(), st.Inbox, logger)
+	con, err := newConsole(c.AdminToken, consoleServers{pam: st.PAM, restaurant: st.Restaurant, fax: st.Fax, storage: st.Storage, sandboxes: st.Sandboxes}, tel.Log(), st.Inbox, logger)
 	if err != nil {
 		return err
 	}
 	built[stack.Admin] = withConsole(built[stack.Admin], con)
-	for name, h := range built {
-		handlers[name].set(readiness.Wrap(h))
-	}
 	urls := map[string]string{}
 	for _, l := range listeners {
 		urls[l.name] = l.baseURL()
@@ -335,6 +356,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// next start.
 	st.Start(ctx)
 
+	// What the operator is told is printed once the ports listen.
+	var tell func()
 	if c.Demo {
 		var creds demoCredentials
 		if target.Shared() {
@@ -353,42 +376,35 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeDemoRules(c.DataDir); err != nil {
 			return err
 		}
-		printDemoBanner(stdout, credsPath, creds, previous, operatorToken...)
+		tell = func() {
+			printDemoBanner(stdout, credsPath, creds, previous, credsCommandLine(c.DataDir), operatorToken...)
+		}
 	} else if generatedToken {
-		fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken)
+		tell = func() { fmt.Fprintf(stdout, "admin token: %s\n", c.AdminToken) }
 	} else if reusedToken {
-		fmt.Fprintf(stdout, "admin token: the one in %s\n", credsPath)
+		tell = func() { fmt.Fprintf(stdout, "admin token: the one in %s\n", credsPath) }
 	} else {
-		fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
+		tell = func() {
+			fmt.Fprintln(stdout, "admin token: the one given (--admin-token-file, APISTACK_ADMIN_TOKEN or --admin-token)")
+		}
 	}
 
+	// Ready: the ports listen now.
 	readiness.Start()
+	for i, l := range listeners {
+		ln, err := ports[i].listen()
+		if err != nil {
+			return fmt.Errorf("%s: listen on %s: %w", l.name, l.addr, err)
+		}
+		listeners[i].ln = ln
+		listeners[i].handler = readiness.Wrap(built[l.name])
+	}
+	servers := startServing(ctx, logger, listeners, c.Conn)
+	// On a failed start, the servers stop before the databases close.
+	defer servers.close()
 	servers.announce()
+	tell()
 	return servers.wait(ctx, shutdownPlan{drain: c.ShutdownDrain, timeout: c.ShutdownTimeout, readiness: readiness})
-}
-
-// starting answers every request but /readyz while the servers are built.
-var starting = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Retry-After", "1")
-	http.Error(w, "apistack is starting", http.StatusServiceUnavailable)
-})
-
-// swapHandler serves one handler until set replaces it: a port listens
-// before its API is built.
-type swapHandler struct {
-	h atomic.Pointer[http.Handler]
-}
-
-func newSwapHandler(h http.Handler) *swapHandler {
-	s := &swapHandler{}
-	s.set(h)
-	return s
-}
-
-func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
-
-func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	(*s.h.Load()).ServeHTTP(w, r)
 }
 
 // shutdownPlan is how runServers stops: readiness (if any) turns 503 at

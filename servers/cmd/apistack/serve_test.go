@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +16,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -128,7 +133,7 @@ func TestServeDemo_WritesCredentialsThatWork(t *testing.T) {
 	assert.Contains(t, string(groups), `"demo-admins"`)
 
 	// The admin CLI reaches the admin API with the credentials file (the
-	// README's pam-create-team; create-team is its earlier name).
+	// pam-create-team of docs/server.md; create-team is its earlier name).
 	var out bytes.Buffer
 	require.NoError(t, adminCommand(context.Background(), []string{"--data-dir", dataDir, "pam-create-team", "acme"}, &out, io.Discard))
 	assert.Contains(t, out.String(), `"name": "acme"`)
@@ -217,7 +222,7 @@ func TestServeDemo_PrintsSecretsOnlyWhenCreated(t *testing.T) {
 	out := second.String()
 	for _, s := range secrets {
 		assert.NotContains(t, out, s.value, "the second start hides %s", s.path)
-		assert.Contains(t, out, "<"+s.path+">")
+		assert.Contains(t, out, " creds --data-dir "+shellQuote(dataDir)+" "+s.path+")", "the second start reads %s from the file", s.path)
 	}
 	assert.Contains(t, out, filepath.Join(dataDir, "demo-credentials.json"))
 	assert.Contains(t, out, "curl -s", "the curl lines are still printed")
@@ -322,6 +327,72 @@ func TestServe_ADatabaseErrorAtStartHasOnePrefixAndComesBeforeAnyListeningLine(t
 	assert.Equal(t, 1, strings.Count(out.String(), "\n"), "reported on one line: %q", out.String())
 }
 
+func TestServe_APortRefusesConnectionsUntilTheStackIsReady(t *testing.T) {
+	addrs := freeAddrs(t, 5)
+	args := []string{"--demo", "--data-dir", t.TempDir()}
+	for i, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, addrs[i])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr safebuf.Buffer
+	done := make(chan error, 1)
+
+	// Callers knock on every port throughout the start: each is refused,
+	// or answered by the ready stack; none gets a 5xx.
+	var refused, answered atomic.Int64
+	var wrong safebuf.Buffer
+	started := make(chan struct{})
+	var knockers sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	for _, addr := range addrs {
+		for _, path := range []string{"/readyz", "/healthz", "/openapi.yaml"} {
+			knockers.Add(1)
+			go func() {
+				defer knockers.Done()
+				for {
+					resp, err := client.Get("http://" + addr + path)
+					switch {
+					case err != nil && errors.Is(err, syscall.ECONNREFUSED):
+						refused.Add(1)
+					case err != nil:
+						fmt.Fprintf(&wrong, "%s%s: %v\n", addr, path, err)
+					default:
+						_, _ = io.Copy(io.Discard, resp.Body)
+						_ = resp.Body.Close()
+						answered.Add(1)
+						if resp.StatusCode != http.StatusOK {
+							fmt.Fprintf(&wrong, "%s%s: %d during the start\n", addr, path, resp.StatusCode)
+						}
+					}
+					select {
+					case <-started:
+						return
+					default:
+					}
+				}
+			}()
+		}
+	}
+	go func() { done <- serve(ctx, args, &stdout, &stderr) }()
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "apistack is running") },
+		60*time.Second, 5*time.Millisecond, "serve did not start: %s", stderr.String())
+	close(started)
+	knockers.Wait()
+	// Once it says it is running, every port answers ready.
+	for _, addr := range addrs {
+		resp, err := client.Get("http://" + addr + "/readyz")
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, addr)
+	}
+	cancel()
+	require.NoError(t, <-done)
+	assert.Empty(t, wrong.String(), "every caller was refused or answered by the ready stack")
+	assert.Positive(t, refused.Load(), "connections made during the start were refused")
+	t.Logf("refused %d, answered %d", refused.Load(), answered.Load())
+}
+
 func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
@@ -343,6 +414,48 @@ func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	assert.NotContains(t, err.Error(), "\n", "one line")
 	assert.Contains(t, err.Error(), faxDB+" is empty (0 bytes) but "+filepath.Join(dataDir, "fax-master.key"))
 	assert.Contains(t, err.Error(), "restore "+faxDB+" from a backup")
+}
+
+func TestServe_RefusesAnEmptyDatabaseWithoutAKeyWhenTheStackRanThere(t *testing.T) {
+	for _, api := range []string{"pam", "restaurant"} {
+		t.Run(api, func(t *testing.T) {
+			dataDir := t.TempDir()
+			creds, _, stop := startServe(t, dataDir)
+			require.NotEmpty(t, creds[api])
+			require.NoError(t, stop())
+			credsFile := filepath.Join(dataDir, "demo-credentials.json")
+			before, err := os.ReadFile(credsFile)
+			require.NoError(t, err)
+			db := filepath.Join(dataDir, api+".db")
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				_ = os.Remove(db + suffix)
+			}
+			require.NoError(t, os.WriteFile(db, nil, 0o600))
+
+			args := []string{"--data-dir", dataDir}
+			for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+				args = append(args, f, "127.0.0.1:0")
+			}
+			// A stack that started anyway is stopped after a while, so the
+			// test fails rather than waits.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var stdout, stderr safebuf.Buffer
+			err = serve(ctx, args, &stdout, &stderr)
+			require.Error(t, err)
+			require.NoError(t, ctx.Err(), "serve refused to start; it did not run until stopped")
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			assert.Contains(t, err.Error(), db+" is empty (0 bytes)")
+			assert.Contains(t, err.Error(), "restore "+db+" from a backup")
+			assert.NotContains(t, stderr.String(), "listening", "no port was announced")
+			after, err := os.ReadFile(credsFile)
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "the demo credentials are left as they were")
+			info, err := os.Stat(db)
+			require.NoError(t, err)
+			assert.Zero(t, info.Size(), "the file is left as it was")
+		})
+	}
 }
 
 func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *testing.T) {

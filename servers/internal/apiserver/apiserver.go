@@ -237,7 +237,8 @@ func recoverer(logger *slog.Logger) echo.MiddlewareFunc {
 	})
 }
 
-// capBody wraps every request body in a reader that fails past limit bytes.
+// capBody wraps every request body in a reader that fails past limit bytes,
+// over the bodyWatch that sees how every read of it failed.
 // It wraps a copy of the request: the one the server holds keeps its own
 // body, so net/http still sees what was left unread when the handler ends.
 func capBody(limit int64) echo.MiddlewareFunc {
@@ -246,8 +247,10 @@ func capBody(limit int64) echo.MiddlewareFunc {
 			req := c.Request()
 			if req.Body != nil && req.Body != http.NoBody {
 				c.Set(sentBodyKey, true)
+				watched, watch := watchBody(req)
+				c.Set(bodyWatchKey, watch)
 				capped := req.WithContext(req.Context())
-				capped.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+				capped.Body = http.MaxBytesReader(c.Response(), watched.Body, limit)
 				c.SetRequest(capped)
 			}
 			return next(c)
@@ -255,9 +258,13 @@ func capBody(limit int64) echo.MiddlewareFunc {
 	}
 }
 
-// tooLargeAsFailure hands a body that stalled past the read timeout to the
-// API's error handler as the KindTimeout failure every API renders as its
-// 408, and the API's error handler a body read past its limit
+// tooLargeAsFailure is the one place where a body that could not be read is
+// mapped onto what it was, for every API. It hands a body that stalled past
+// the read timeout to the API's error handler as the KindTimeout failure
+// every API renders as its 408; a body that did not arrive whole (malformed
+// chunked framing, an end before its declared length) as the KindMalformed
+// failure every API renders as a 400, rather than the authentication failure, database outage
+// or internal error its reader made of it; and a body read past its limit
 // (an *http.MaxBytesError, whoever read it: the validation, a middleware, a
 // handler) as the KindTooLarge failure every API renders as its 413, rather
 // than as an unexpected error (a 500).
@@ -270,6 +277,13 @@ func tooLargeAsFailure(handler echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 			// authentication failure), the body did not arrive: 408,
 			// naming no address.
 			err = &validation.Failure{Kind: validation.KindTimeout, Message: BodyTimeoutMessage, Err: ErrBodyTimeout}
+		} else if broken := w.brokenRead(); ok && broken != nil {
+			err = &validation.Failure{Kind: validation.KindMalformed, Err: broken,
+				Message: brokenBodyMessage(c.Request(), broken),
+				Causes:  []validation.Cause{{In: "body", Message: brokenBodyMessage(c.Request(), broken)}}}
+			// What is left of the body is not read: the connection ends
+			// with the answer.
+			c.Response().Header().Set("Connection", "close")
 		}
 		if !errors.As(err, &failure) && errors.As(err, &tooLarge) {
 			err = tooLargeFailure(tooLarge.Limit, err)

@@ -78,9 +78,7 @@ func (g *bodyGate) middleware(skip func(*http.Request) bool) echo.MiddlewareFunc
 			if hasBody {
 				capped := req.WithContext(req.Context())
 				capped.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
-				watched, watch := watchBody(capped)
-				c.Set(bodyWatchKey, watch)
-				c.SetRequest(watched)
+				c.SetRequest(capped)
 			}
 			return next(c)
 		}

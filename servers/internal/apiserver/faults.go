@@ -98,27 +98,68 @@ func isConnectError(err error) bool {
 // bodyWatchKey is the echo context key of the request's *bodyWatch.
 const bodyWatchKey = "apiserver.bodyWatch"
 
-// bodyWatch records whether reading a request body timed out.
+// bodyWatch records how reading a request body failed, whoever read it and
+// whatever error they made of it: it timed out (408), or the body did not
+// arrive whole (400: malformed chunked framing, or the connection's writing
+// half closed before the declared length).
 type bodyWatch struct {
 	io.ReadCloser
 	timedOut atomic.Bool
+	broken   atomic.Pointer[brokenBody]
 }
+
+// brokenBody is a body that did not arrive whole.
+type brokenBody struct{ err error }
 
 func (b *bodyWatch) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil && IsTimeout(err) {
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+	case IsTimeout(err):
 		b.timedOut.Store(true)
+	default:
+		// net/http's body reader fails only on the wire: a chunked
+		// framing it cannot parse, an end before the declared length, a
+		// connection reset.
+		b.broken.CompareAndSwap(nil, &brokenBody{err: err})
 	}
 	return n, err
 }
 
-// watchBody wraps req's body so that a timeout while it is read is known
-// after the handler returns (whatever error the reader made of it).
+// brokenRead is the read error of a body that did not arrive whole, or nil
+// (b may be nil: no body was sent).
+func (b *bodyWatch) brokenRead() error {
+	if b == nil {
+		return nil
+	}
+	if broken := b.broken.Load(); broken != nil {
+		return broken.err
+	}
+	return nil
+}
+
+// watchBody wraps req's body so that how reading it failed is known after
+// the handler returns (whatever error the reader made of it).
 func watchBody(req *http.Request) (*http.Request, *bodyWatch) {
 	w := &bodyWatch{ReadCloser: req.Body}
 	watched := req.WithContext(req.Context())
 	watched.Body = w
 	return watched, w
+}
+
+// brokenBodyMessage says, naming no address, why a body that did not arrive
+// whole was refused.
+func brokenBodyMessage(req *http.Request, err error) string {
+	chunked := len(req.TransferEncoding) > 0 && req.TransferEncoding[0] == "chunked"
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && chunked:
+		return "the request body ended before its last chunk; send the whole body"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("the request body ended before the %d bytes its Content-Length declares; send the whole body", req.ContentLength)
+	case chunked:
+		return "the request body's chunked encoding is malformed: " + err.Error()
+	}
+	return "the request body could not be read whole; send it again"
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }

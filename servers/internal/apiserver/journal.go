@@ -3,17 +3,16 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 
+	"github.com/apistack/apistack/servers/internal/redact"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
 
@@ -79,6 +78,7 @@ type JournalEntry struct {
 func (e *JournalEntry) Redact() {
 	e.RequestHeaders, e.ResponseHeaders = RedactHeaders(e.RequestHeaders), RedactHeaders(e.ResponseHeaders)
 	e.RequestBody, e.ResponseBody = bytes.Clone(RedactBody(e.RequestBody)), bytes.Clone(RedactBody(e.ResponseBody))
+	e.Query = RedactQuery(e.Query)
 	e.Release()
 }
 
@@ -410,56 +410,11 @@ func RedactHeaders(h http.Header) http.Header {
 
 var redactedValue = []string{Redacted}
 
-// RedactBody returns body with the value of every JSON object field whose
-// name marks a secret (secretWords) replaced by Redacted; a body that is not
-// a whole JSON document is returned as it is unless it names such a field,
-// in which case it is withheld (a capped JSON body cannot be parsed).
-func RedactBody(body []byte) []byte {
-	if len(body) == 0 || !mentionsSecret(body) {
-		return body
-	}
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		trimmed := bytes.TrimSpace(body)
-		if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-			return []byte(Redacted)
-		}
-		return body
-	}
-	out, err := json.Marshal(redactValue(doc))
-	if err != nil {
-		return []byte(Redacted)
-	}
-	return out
-}
-
-func mentionsSecret(body []byte) bool { return hasSecretWord(body) }
-
-func redactValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if secretName(k) && !isIdentifierField(k) {
-				x[k] = Redacted
-			} else {
-				x[k] = redactValue(val)
-			}
-		}
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i])
-		}
-	}
-	return v
-}
-
 // isIdentifierField names the fields that say "key" but are no secret: a
 // key's id is how a caller refers to it.
 func isIdentifierField(name string) bool {
-	switch strings.ToLower(name) {
-	case "key_id", "keyid", "tokentype", "token_type", "key_expires_at", "expires_at", "keys":
+	switch redact.Fold(name) {
+	case "key_id", "keyid", "tokentype", "token_type", "key_expires_at", "expires_at", "keys", "pagetoken", "page_token":
 		return true
 	}
 	return false

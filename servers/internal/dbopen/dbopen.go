@@ -60,7 +60,7 @@ func Open(ctx context.Context, t Target, s Schema) (*sql.DB, error) {
 		return nil, fmt.Errorf("%s database: no SQLite migrations", s.Name)
 	}
 	path := filepath.Join(t.DataDir, s.Name+".db")
-	if err := refuseEmpty(path, filepath.Join(t.DataDir, s.Name+"-master.key")); err != nil {
+	if err := refuseEmpty(path, filepath.Join(t.DataDir, s.Name+"-master.key"), t.DataDir); err != nil {
 		return nil, err
 	}
 	return sqlitedb.Open(ctx, path, s.SQLite, sqlitedb.WithFullSync(t.SQLiteFullSync), sqlitedb.WithQuickCheck(QuickCheckTime))
@@ -71,19 +71,44 @@ func Open(ctx context.Context, t Target, s Schema) (*sql.DB, error) {
 // time starts unchecked.
 var QuickCheckTime = 5 * time.Second
 
-// refuseEmpty refuses a database file of zero bytes when the API's key file
-// exists beside it: the key was made with a database that is now gone
-// (truncated, or replaced by an empty file), and SQLite would start it
-// afresh as a new, empty database, every account and secret lost without a
-// word.
-func refuseEmpty(path, keyFile string) error {
+// refuseEmpty refuses a database file of zero bytes when something in the
+// data directory shows the stack has run there before: the API's key file
+// beside it (made with the data that is now gone), or another API's
+// database holding data. SQLite writes its first page as the migrations
+// run, so the stack never leaves a database of zero bytes; one that is
+// empty was truncated or replaced, and SQLite would start it afresh as a
+// new, empty database, every account and secret lost without a word (and
+// the demo credentials file rewritten with keys that replace the old ones).
+func refuseEmpty(path, keyFile, dataDir string) error {
 	info, err := os.Stat(path)
 	if err != nil || info.Size() != 0 || !info.Mode().IsRegular() {
 		return nil // missing (a new data directory), or not empty
 	}
-	if _, err := os.Stat(keyFile); err != nil {
-		return nil
+	if _, err := os.Stat(keyFile); err == nil {
+		return fmt.Errorf("%s is empty (0 bytes) but %s, made with its data, exists: the database was truncated or replaced; "+
+			"restore %s from a backup, or move both files away to start with new, empty data", path, keyFile, path)
 	}
-	return fmt.Errorf("%s is empty (0 bytes) but %s, made with its data, exists: the database was truncated or replaced; "+
-		"restore %s from a backup, or move both files away to start with new, empty data", path, keyFile, path)
+	if other := usedDatabase(dataDir, path); other != "" {
+		return fmt.Errorf("%s is empty (0 bytes) but %s beside it holds data: the database was truncated or replaced; "+
+			"restore %s from a backup, or remove it to start this API with new, empty data", path, other, path)
+	}
+	return nil
+}
+
+// usedDatabase returns another SQLite database in dir than path that holds
+// data, or "" when there is none.
+func usedDatabase(dir, path string) string {
+	others, err := filepath.Glob(filepath.Join(dir, "*.db"))
+	if err != nil {
+		return ""
+	}
+	for _, other := range others {
+		if other == path {
+			continue
+		}
+		if info, err := os.Stat(other); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
+			return other
+		}
+	}
+	return ""
 }

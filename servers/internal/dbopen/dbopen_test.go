@@ -93,6 +93,31 @@ func TestOpen_RefusesAnEmptyDatabaseWhoseKeyFileExists(t *testing.T) {
 	assert.Zero(t, info.Size(), "the file is left as it was")
 }
 
+func TestOpen_RefusesAnEmptyDatabaseBesideAnotherThatHoldsData(t *testing.T) {
+	dir := t.TempDir()
+	target := dbopen.Target{DataDir: dir}
+	other := dbopen.Schema{Name: "others", SQLite: schema.SQLite, Postgres: schema.Postgres}
+	db, err := dbopen.Open(context.Background(), target, other)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	path := filepath.Join(dir, "things.db")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	_, err = dbopen.Open(context.Background(), target, schema)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	assert.Contains(t, err.Error(), path+" is empty (0 bytes) but "+filepath.Join(dir, "others.db")+" beside it holds data")
+	assert.Contains(t, err.Error(), "restore "+path+" from a backup")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Zero(t, info.Size(), "the file is left as it was")
+
+	require.NoError(t, os.Remove(path))
+	db, err = dbopen.Open(context.Background(), target, schema)
+	require.NoError(t, err, "a missing database beside others is a new one")
+	require.NoError(t, db.Close())
+}
+
 func TestOpen_RefusesADatabaseDamagedInTheMiddle(t *testing.T) {
 	dir := t.TempDir()
 	target := dbopen.Target{DataDir: dir}

@@ -177,6 +177,35 @@ type API[S any, Srv Server, C any] struct {
 	// safe to run on several replicas at once and again after a crash
 	// (claims). nil: the API has no work in time of its own.
 	Advance func(ctx context.Context, srv Srv, set TenantSet, now time.Time) error
+	// Fixture applies section, the API's part of a sandbox's fixture
+	// document (JSON), to the set's tenants as Seed made them (creds), in
+	// one transaction: all of it or, with an error, nothing. It returns the
+	// credentials it made by the names the section gave them (JSON; nil for
+	// none). A section that breaks a rule answers a *FixtureError. nil: the
+	// API takes no part in fixtures.
+	Fixture func(ctx context.Context, srv Srv, set TenantSet, creds *C, section json.RawMessage) (json.RawMessage, error)
+	// Copy copies every row of the tenants of set from into new tenants of
+	// set to, inside the database and in one transaction, ids remapped in
+	// the statements that copy them, and gives the copy new credentials:
+	// what worked on from does not work on to. creds are from's, named the
+	// credentials a fixture made in from (Fixture's answer, or nil); it
+	// returns to's, both alike. nil: the API's rows are not copied (a
+	// snapshot does not hold them; a fork seeds fresh tenants).
+	Copy func(ctx context.Context, srv Srv, from, to TenantSet, creds *C, named json.RawMessage) (*C, json.RawMessage, error)
+}
+
+// FixtureError is a fixture section that breaks a rule: Pointer is the JSON
+// pointer of the field at fault within the section ("/groups/1/name").
+type FixtureError struct {
+	Pointer string
+	Message string
+}
+
+func (e *FixtureError) Error() string { return e.Pointer + ": " + e.Message }
+
+// Fixturef returns a *FixtureError at pointer.
+func Fixturef(pointer, format string, args ...any) *FixtureError {
+	return &FixtureError{Pointer: pointer, Message: fmt.Sprintf(format, args...)}
 }
 
 // Bound is an API with its settings, as an assembler loops over it.
@@ -199,6 +228,14 @@ type Bound interface {
 	Delete(ctx context.Context, srv Server, set TenantSet) error
 	// Advance runs the API's Advance on srv (nothing when it has none).
 	Advance(ctx context.Context, srv Server, set TenantSet, now time.Time) error
+	// Fixture runs the API's Fixture on srv with creds, the API's section
+	// of the set's credentials; an API without one refuses any section.
+	Fixture(ctx context.Context, srv Server, set TenantSet, creds, section json.RawMessage) (json.RawMessage, error)
+	// Copies says the API has a Copy.
+	Copies() bool
+	// Copy runs the API's Copy on srv; creds and named are from's, the
+	// answers to's.
+	Copy(ctx context.Context, srv Server, from, to TenantSet, creds, named json.RawMessage) (json.RawMessage, json.RawMessage, error)
 }
 
 // Migrations are the API's schema.
@@ -307,6 +344,7 @@ func (d Deps) Echo(c apiserver.Config, load func() (*openapi3.T, error), auth op
 		OnResponseViolation: d.OnResponseViolation,
 		Background:          d.ResponseChecks,
 		Skip:                c.Validation.Skip,
+		StreamedBodies:      c.Validation.StreamedBodies,
 	}
 	c.Logger, c.Hooks, c.Journal = d.Logger, d.Hooks, d.Journal
 	c.Observer = d.Telemetry.Observer()
@@ -322,4 +360,44 @@ func (b bound[S, Srv, C]) Advance(ctx context.Context, srv Server, set TenantSet
 		return err
 	}
 	return b.api.Advance(ctx, typed, set, now)
+}
+
+func (b bound[S, Srv, C]) Fixture(ctx context.Context, srv Server, set TenantSet, creds, section json.RawMessage) (json.RawMessage, error) {
+	if b.api.Fixture == nil {
+		return nil, Fixturef("", "the %s API takes no part in fixtures", b.api.Name)
+	}
+	typed, err := b.typed(srv, "fixture")
+	if err != nil {
+		return nil, err
+	}
+	c := new(C)
+	if err := json.Unmarshal(creds, c); err != nil {
+		return nil, fmt.Errorf("%s: fixture: the set's credentials: %w", b.api.Name, err)
+	}
+	return b.api.Fixture(ctx, typed, set, c, section)
+}
+
+func (b bound[S, Srv, C]) Copies() bool { return b.api.Copy != nil }
+
+func (b bound[S, Srv, C]) Copy(ctx context.Context, srv Server, from, to TenantSet, creds, named json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	if b.api.Copy == nil {
+		return nil, nil, fmt.Errorf("%s: the API has no copy", b.api.Name)
+	}
+	typed, err := b.typed(srv, "copy")
+	if err != nil {
+		return nil, nil, err
+	}
+	c := new(C)
+	if err := json.Unmarshal(creds, c); err != nil {
+		return nil, nil, fmt.Errorf("%s: copy: the set's credentials: %w", b.api.Name, err)
+	}
+	out, outNamed, err := b.api.Copy(ctx, typed, from, to, c, named)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: copy: %w", b.api.Name, err)
+	}
+	return raw, outNamed, nil
 }

@@ -91,7 +91,7 @@ func New(opts Options) (*Policy, error) {
 		if err != nil || host == "" || port == "" {
 			return nil, fmt.Errorf("egress: allowed destination %q is not host:port", hp)
 		}
-		if a, err := netip.ParseAddr(host); err == nil && Forbidden(a) {
+		if a, ok, _ := HostAddr(host); ok && Forbidden(a) {
 			return nil, fmt.Errorf("egress: allowed destination %q is a link-local or metadata address, which is never reachable", hp)
 		}
 		p.allowHosts[net.JoinHostPort(strings.ToLower(host), port)] = true
@@ -164,7 +164,7 @@ func (p *Policy) allowedLocked(u *url.URL) bool {
 // shared (CGNAT), documentation, benchmarking, reserved, or an IPv6 form
 // of one of those.
 func Public(a netip.Addr) bool {
-	a = a.Unmap()
+	a = Canonical(a)
 	if !a.IsValid() || !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() ||
 		a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
 		a.IsMulticast() || a.IsUnspecified() {
@@ -173,27 +173,13 @@ func Public(a netip.Addr) bool {
 	if anyContains(special, a) {
 		return false
 	}
-	if v4, ok := carriedIPv4(a); ok {
+	for _, v4 := range carriedIPv4s(a) {
 		// A form that carries an IPv4 address: judge that address.
-		return Public(v4)
+		if !Public(v4) {
+			return false
+		}
 	}
 	return true
-}
-
-// carriedIPv4 is the IPv4 address an IPv6 address of the NAT64
-// (64:ff9b::/96) or 6to4 (2002::/16) forms carries.
-func carriedIPv4(a netip.Addr) (netip.Addr, bool) {
-	if !a.Is6() {
-		return netip.Addr{}, false
-	}
-	b := a.As16()
-	switch {
-	case nat64.Contains(a):
-		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
-	case sixToFour.Contains(a):
-		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
-	}
-	return netip.Addr{}, false
 }
 
 // anyContains reports whether one of prefixes contains a.
@@ -210,10 +196,11 @@ func anyContains(prefixes []netip.Prefix, a netip.Addr) bool {
 // options: link-local addresses (169.254.0.0/16, fe80::/10, where the cloud
 // providers' metadata services answer), the metadata services at other
 // addresses (fd00:ec2::254, 100.100.100.200, 192.0.0.192), the unspecified
-// address and 0.0.0.0/8 (which reach the local host), multicast, and the
-// IPv6 forms that carry one of those IPv4 addresses.
+// address and 0.0.0.0/8 (which reach the local host), multicast, and every
+// IPv6 form that carries one of those IPv4 addresses (Canonical,
+// carriedIPv4s).
 func Forbidden(a netip.Addr) bool {
-	a = a.Unmap()
+	a = Canonical(a)
 	if !a.IsValid() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() {
 		return true
@@ -221,8 +208,10 @@ func Forbidden(a netip.Addr) bool {
 	if anyContains(forbidden, a) {
 		return true
 	}
-	if v4, ok := carriedIPv4(a); ok {
-		return Forbidden(v4)
+	for _, v4 := range carriedIPv4s(a) {
+		if Forbidden(v4) {
+			return true
+		}
 	}
 	return false
 }
@@ -240,7 +229,7 @@ var forbidden = func() []netip.Prefix {
 // permitted reports whether a may be reached by a request that no allowed
 // URL or host exempts.
 func (p *Policy) permitted(a netip.Addr) bool {
-	a = a.Unmap()
+	a = Canonical(a)
 	switch {
 	case Forbidden(a):
 		return false
@@ -254,7 +243,7 @@ func (p *Policy) permitted(a netip.Addr) bool {
 
 // refusal is the error of an address the policy refuses.
 func (p *Policy) refusal(a netip.Addr) error {
-	a = a.Unmap()
+	a = Canonical(a)
 	switch {
 	case Forbidden(a):
 		return &RefusedError{Addr: a, Reason: ReasonForbidden}
@@ -396,9 +385,12 @@ func (p *Policy) dialContext(ctx context.Context, network, address string) (net.
 	allowed, _ := ctx.Value(allowedKey{}).(string)
 	exempt := allowed != "" && strings.EqualFold(allowed, address)
 	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+	switch a, ok, err := HostAddr(host); {
+	case err != nil:
+		return nil, fmt.Errorf("egress: %w: %w", err, ErrRefused)
+	case ok:
 		addrs = []netip.Addr{a}
-	} else {
+	default:
 		addrs, err = p.resolver.LookupNetIP(ctx, "ip", host)
 		if err != nil {
 			return nil, fmt.Errorf("egress: resolve: %w", err)
@@ -426,7 +418,7 @@ func (p *Policy) control(ctx context.Context, _, address string, _ syscall.RawCo
 	if err != nil {
 		return fmt.Errorf("egress: %w", err)
 	}
-	a := ap.Addr().Unmap()
+	a := ap.Addr()
 	if exempt, _ := ctx.Value(checkedKey{}).(bool); Forbidden(a) || !exempt && !p.permitted(a) {
 		return p.refusal(a)
 	}
@@ -437,10 +429,10 @@ func (p *Policy) control(ctx context.Context, _, address string, _ syscall.RawCo
 // such, or localhost (which the resolver may not send elsewhere).
 func literalLoopback(host string) bool {
 	host = strings.ToLower(host)
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a.Unmap().IsLoopback()
+	if a, ok, _ := HostAddr(host); ok {
+		return Canonical(a).IsLoopback()
 	}
-	return host == "localhost"
+	return strings.TrimSuffix(host, ".") == "localhost"
 }
 
 func allowKey(u *url.URL) string {
@@ -480,11 +472,14 @@ func (p *Policy) Check(ctx context.Context, raw string) error {
 	exempt := p.allowHosts[hp] || p.allowedLocked(u)
 	p.mu.RUnlock()
 	host := strings.ToLower(u.Hostname())
+	name := strings.TrimSuffix(host, ".")
 	var addrs []netip.Addr
-	switch a, err := netip.ParseAddr(host); {
-	case err == nil:
+	switch a, ok, err := HostAddr(host); {
+	case err != nil:
+		return fmt.Errorf("egress: %w: %w", err, ErrRefused)
+	case ok:
 		addrs = []netip.Addr{a}
-	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+	case name == "localhost" || strings.HasSuffix(name, ".localhost"):
 		addrs = []netip.Addr{netip.MustParseAddr("127.0.0.1")}
 	default:
 		ctx, cancel := context.WithTimeout(ctx, checkResolveTimeout)

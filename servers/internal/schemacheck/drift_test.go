@@ -19,8 +19,8 @@ import (
 	"github.com/apistack/apistack/servers/storage"
 )
 
-// rateLimits is the table of the rate-limited APIs (PAM, restaurant) on
-// PostgreSQL alone.
+// rateLimits is the table of the rate-limited APIs (PAM, restaurant, fax,
+// sandbox) on PostgreSQL alone.
 const rateLimits = "table rate_limits: only on postgres"
 
 // rateLimitsReason says why.
@@ -32,9 +32,10 @@ const rateLimitsReason = "the rate limiters' buckets are shared by the replicas 
 // migration in the set that lacks it.
 var allowed = map[string]map[string]string{
 	"pam":        {rateLimits: rateLimitsReason},
-	"fax":        {},
+	"fax":        {rateLimits: rateLimitsReason},
 	"storage":    {},
 	"restaurant": {rateLimits: rateLimitsReason},
+	"sandbox":    {rateLimits: rateLimitsReason},
 }
 
 // apis are every API's migrations, both dialects.

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
 
 // Option tunes Open.
@@ -102,10 +102,58 @@ func Open(ctx context.Context, path string, migrations fs.FS, opts ...Option) (*
 			return nil, errors.Join(err, db.Close())
 		}
 	}
+	if err := incrementalVacuum(ctx, db); err != nil {
+		return nil, errors.Join(fmt.Errorf("open %s: %w", path, err), db.Close())
+	}
 	if err := Migrate(ctx, db, migrations); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return db, nil
+}
+
+// incrementalVacuum makes the database give the pages its deletes free back
+// to the file system on ReclaimSpace (auto_vacuum=INCREMENTAL). A database
+// made without it is rewritten once, by VACUUM, the only way to switch it
+// on (a new, empty database at once; an old one in the time a copy takes).
+func incrementalVacuum(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var mode int
+	if err := conn.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil {
+		return fmt.Errorf("read auto_vacuum: %w", err)
+	}
+	const incremental = 2
+	if mode == incremental {
+		return nil
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+		return fmt.Errorf("set auto_vacuum: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+		return fmt.Errorf("vacuum to switch auto_vacuum on: %w", err)
+	}
+	return nil
+}
+
+// ReclaimSpace gives the pages that deletes freed in db (a database Open
+// opened) back to the file system: the file shrinks by them once the
+// write-ahead log is checkpointed, which it is here too. It is for after a
+// large delete (a sandbox and its journal): it writes, and holds the
+// database's writer while it does. On another database it does nothing.
+func ReclaimSpace(ctx context.Context, db *sql.DB) error {
+	if _, ok := db.Driver().(*sqlite.Driver); !ok {
+		return nil // PostgreSQL: the rows are gone, autovacuum reuses their space
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA incremental_vacuum"); err != nil {
+		return fmt.Errorf("incremental vacuum: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
 }
 
 // makePrivate creates the database file at path with mode 0600 if it is

@@ -2,6 +2,7 @@ package sqlitedb_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,4 +94,36 @@ func TestWriteProbe_FailsWhileWritesFail(t *testing.T) {
 	assert.Contains(t, err.Error(), "takes no writes")
 	allow()
 	require.NoError(t, sqlitedb.WriteProbe(ctx, db), "ready again once writes succeed")
+}
+
+func TestOpen_SwitchesAnOlderDatabaseToIncrementalVacuumAndReclaimsSpace(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	// A database made before: auto_vacuum off, data in it.
+	old, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	_, err = old.Exec(`CREATE TABLE blobs (data BLOB NOT NULL)`)
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+
+	db, err := sqlitedb.Open(ctx, path, migrations)
+	require.NoError(t, err)
+	defer db.Close()
+	var mode int
+	require.NoError(t, db.QueryRow(`PRAGMA auto_vacuum`).Scan(&mode))
+	assert.Equal(t, 2, mode, "INCREMENTAL")
+
+	for range 200 {
+		_, err := db.Exec(`INSERT INTO blobs (data) VALUES (randomblob(16384))`)
+		require.NoError(t, err)
+	}
+	require.NoError(t, sqlitedb.ReclaimSpace(ctx, db))
+	full, err := os.Stat(path)
+	require.NoError(t, err)
+	_, err = db.Exec(`DELETE FROM blobs`)
+	require.NoError(t, err)
+	require.NoError(t, sqlitedb.ReclaimSpace(ctx, db))
+	emptied, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Less(t, emptied.Size(), full.Size()/10, "%d bytes, then %d", full.Size(), emptied.Size())
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 )
 

@@ -223,7 +223,7 @@ func (b *Background) checkLater(req *http.Request, route *routers.Route, input *
 	in := *input
 	in.Request = detached
 	b.run(now, func() {
-		if err := checkResponse(detached, route, &in, status, header, body, withBody, noBody); err != nil {
+		if _, err := checkResponse(detached, route, &in, status, header, body, withBody, noBody); err != nil {
 			onViolation(detached, status, err)
 		}
 	})

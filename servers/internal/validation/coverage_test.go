@@ -45,6 +45,15 @@ func TestMiddleware_RecordsEveryPairHeldToTheSpec(t *testing.T) {
 		return nil
 	}
 	t.Cleanup(func() { recordCoverage = orig })
+	var bodies []any
+	origFields := recordFields
+	recordFields = func(api string, op *openapi3.Operation, status int, _ http.Header, value any, _ []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		bodies = append(bodies, value)
+		return nil
+	}
+	t.Cleanup(func() { recordFields = origFields })
 
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(coverageSpec))
 	require.NoError(t, err)
@@ -80,4 +89,7 @@ func TestMiddleware_RecordsEveryPairHeldToTheSpec(t *testing.T) {
 		{API: "things", OperationID: "getThing", Status: 200},
 		{API: "things", OperationID: "getThing", Status: 404},
 	}, got, "a pair is recorded for each answer held to the spec, never for one that breaks it")
+	assert.Equal(t, []any{
+		map[string]any{"id": 1.0}, map[string]any{"id": 1.0}, map[string]any{"error": "none"},
+	}, bodies, "the fields of each answer held to the spec are recorded from the body as it was checked")
 }

@@ -20,7 +20,8 @@
 //
 // When the environment names a directory for it (contractcoverage.EnvDir),
 // every (operation, status) pair answered and held to the spec is recorded
-// there, to prove each pair the spec declares is produced by some test.
+// there, with the declared properties and headers the answer carried, to
+// prove each pair and each field the spec declares is produced by some test.
 package validation
 
 import (
@@ -70,6 +71,13 @@ type Options struct {
 	// Skip reports requests the middleware lets through unchecked (health
 	// checks, the spec itself, the docs page).
 	Skip func(r *http.Request) bool
+	// StreamedBodies names, by operationId, the operations whose JSON body
+	// the handler decodes and checks itself as it reads it, so that a large
+	// body is never held whole: the middleware checks everything else of
+	// such a request (route, security, parameters) and leaves the body
+	// unread. A request whose Content-Type is not one the operation takes,
+	// or that has no body, is checked whole, as any other.
+	StreamedBodies map[string]bool
 }
 
 // recordCoverage notes a pair answered and held to the spec; a variable so
@@ -98,6 +106,10 @@ const (
 	// KindTimeout: the body did not arrive within the server's read
 	// timeout (408).
 	KindTimeout
+	// KindMalformed: the body did not arrive whole: its chunked framing is
+	// malformed, or it ended before its declared length (400, whatever
+	// status the API gives a body that breaks the schema).
+	KindMalformed
 )
 
 // Cause is one reason a request was refused.
@@ -158,6 +170,8 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 		KeepValidatedValue:                true,
 		RejectWhenRequestBodyNotSpecified: true,
 	}
+	streamOpts := *filterOpts
+	streamOpts.ExcludeRequestBody = true
 	responseOpts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true}
 	// JSON response bodies are validated by validateJSONResponseBody instead:
 	// they come from the server's own encoder, so the strict (and several
@@ -175,7 +189,7 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 				rec = newRecorder(c.Response().Writer)
 				c.Response().Writer = rec
 			}
-			route, input, herr := validateRequest(req, router, filterOpts)
+			route, input, herr := validateRequest(req, router, filterOpts, opts.StreamedBodies, &streamOpts)
 			if herr == nil {
 				herr = next(c)
 			}
@@ -204,10 +218,12 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			// went away is never read (the log records it as 499): there is
 			// nothing to check.
 			if route != nil && req.Context().Err() == nil {
-				err := checkResponse(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody)
+				value, err := checkResponse(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody)
 				if err != nil {
 					onViolation(req, status, err)
 				} else if err := recordCoverage(opts.API, route.Operation.OperationID, status); err != nil {
+					onViolation(req, status, err)
+				} else if err := recordFields(opts.API, route.Operation, status, rec.Header(), value, rec.body.Bytes()); err != nil {
 					onViolation(req, status, err)
 				}
 			}
@@ -218,9 +234,10 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 
 // checkResponse validates one response against its operation: status and
 // headers with openapi3filter, a JSON body with validateJSONResponseBody, any
-// other body with openapi3filter.
+// other body with openapi3filter. It returns the decoded JSON body it
+// checked (nil for no body, or one not JSON).
 func checkResponse(req *http.Request, route *routers.Route, input *openapi3filter.RequestValidationInput,
-	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options) error {
+	status int, header http.Header, body []byte, withBody, noBody *openapi3filter.Options) (any, error) {
 	fastJSON := isJSON(header.Get("Content-Type"))
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: input,
@@ -233,52 +250,67 @@ func checkResponse(req *http.Request, route *routers.Route, input *openapi3filte
 	}
 	in.SetBodyBytes(body)
 	err := openapi3filter.ValidateResponse(req.Context(), in)
-	if err == nil && fastJSON {
-		err = validateJSONResponseBody(route, status, header.Get("Content-Type"), body)
+	if err != nil || !fastJSON {
+		return nil, err
 	}
-	return err
+	return validateJSONResponseBody(route, status, header.Get("Content-Type"), body)
 }
+
+// recordFields notes the declared fields a response held to the spec
+// carries (contractcoverage.RecordFields); a variable so the package's tests
+// can watch it.
+var recordFields = contractcoverage.RecordFields
 
 // validateJSONResponseBody checks a JSON response body against the schema
 // of its status and content type, as openapi3filter.ValidateResponse does,
 // decoding it in one pass (decodeJSON). Status and headers are checked
 // by ValidateResponse beforehand.
-func validateJSONResponseBody(route *routers.Route, status int, contentType string, body []byte) error {
+func validateJSONResponseBody(route *routers.Route, status int, contentType string, body []byte) (any, error) {
 	responses := route.Operation.Responses
 	if responses.Len() == 0 {
-		return nil
+		return nil, nil
 	}
 	ref := responses.Status(status)
 	if ref == nil {
 		ref = responses.Default()
 	}
 	if ref == nil || ref.Value == nil || len(ref.Value.Content) == 0 {
-		return nil
+		return nil, nil
 	}
 	mt := ref.Value.Content.Get(contentType)
 	if mt == nil {
-		return fmt.Errorf("response Content-Type %q is not declared for status %d", contentType, status)
+		return nil, fmt.Errorf("response Content-Type %q is not declared for status %d", contentType, status)
 	}
 	if mt.Schema == nil || mt.Schema.Value == nil {
-		return nil
+		return nil, nil
 	}
 	value, err := decodeJSON(body)
 	if err != nil {
-		return fmt.Errorf("response body is not JSON: %w", err)
+		return nil, fmt.Errorf("response body is not JSON: %w", err)
 	}
 	if err := mt.Schema.Value.VisitJSON(value, openapi3.MultiErrors(), openapi3.VisitAsResponse()); err != nil {
-		return fmt.Errorf("response body doesn't match schema: %w", err)
+		return nil, fmt.Errorf("response body doesn't match schema: %w", err)
 	}
-	return nil
+	return value, nil
 }
 
 // validateRequest finds the operation of req and validates req against it.
 // On success it leaves the canonical encoding of the validated JSON body in
 // req.Body.
-func validateRequest(req *http.Request, router routers.Router, opts *openapi3filter.Options) (*routers.Route, *openapi3filter.RequestValidationInput, error) {
+func validateRequest(req *http.Request, router routers.Router, opts *openapi3filter.Options,
+	streamed map[string]bool, streamOpts *openapi3filter.Options) (*routers.Route, *openapi3filter.RequestValidationInput, error) {
 	route, pathParams, err := router.FindRoute(req)
 	if err != nil {
 		return nil, nil, routeFailure(req, err)
+	}
+	streaming := streamed[route.Operation.OperationID] && streamsBody(req, route.Operation)
+	if streaming {
+		// openapi3filter reads the whole body before it checks security,
+		// even when told to leave the body out: it is set aside meanwhile.
+		opts = streamOpts
+		body, length := req.Body, req.ContentLength
+		req.Body, req.ContentLength = http.NoBody, 0
+		defer func() { req.Body, req.ContentLength = body, length }()
 	}
 	input := &openapi3filter.RequestValidationInput{
 		Request:    req,
@@ -294,6 +326,9 @@ func validateRequest(req *http.Request, router routers.Router, opts *openapi3fil
 	}
 	if f := queryShapeFailure(rawQuery, route); f != nil {
 		return route, input, f
+	}
+	if streaming {
+		return route, input, nil
 	}
 	if err := canonicalizeBody(req); err != nil {
 		return route, input, &Failure{Kind: KindInvalid, Message: "the request body cannot be re-encoded", Err: err}
@@ -345,6 +380,17 @@ func routeFailure(req *http.Request, err error) error {
 		return &Failure{Kind: KindMethodNotAllowed, Message: fmt.Sprintf("%s is not allowed on %s", req.Method, req.URL.Path), Err: err}
 	}
 	return &Failure{Kind: KindNotFound, Message: fmt.Sprintf("no operation at %s %s", req.Method, req.URL.Path), Err: err}
+}
+
+// streamsBody reports whether the handler of op may read req's body
+// itself: a JSON body of a Content-Type op takes. Anything else is checked
+// whole, so that it is refused as it always was.
+func streamsBody(req *http.Request, op *openapi3.Operation) bool {
+	if req.Body == nil || req.Body == http.NoBody || req.ContentLength == 0 || op.RequestBody == nil || op.RequestBody.Value == nil {
+		return false
+	}
+	ct := req.Header.Get("Content-Type")
+	return isJSON(ct) && op.RequestBody.Value.GetMediaType(ct) != nil
 }
 
 // canonicalizeBody replaces a validated JSON body with the encoding of the

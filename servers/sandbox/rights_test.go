@@ -1,0 +1,190 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/clients/contract"
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/gen/sandboxserver"
+	"github.com/apistack/apistack/servers/internal/rights"
+	"github.com/apistack/apistack/servers/sandbox"
+)
+
+// sandboxBodies are a valid request body per request schema. A request
+// schema missing here fails the walk, naming it.
+var sandboxBodies = map[string]any{
+	"CreateSandboxRequest":  sandboxapi.CreateSandboxRequest{},
+	"FaultRequest":          sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("pam"), Count: ptr(1)},
+	"ClockChange":           sandboxapi.ClockChange{Advance: ptr("0s")},
+	"InboundFaxRequest":     sandboxapi.InboundFaxRequest{},
+	"CreateSnapshotRequest": sandboxapi.CreateSnapshotRequest{},
+}
+
+// sandboxPathValues fill the path parameters other than the sandbox's id
+// (ids of the right form that name nothing). A parameter missing here fails
+// the walk, naming it.
+var sandboxPathValues = map[string]string{
+	"event_id":    "7c6c3a4e-0f4b-4e0e-9d1e-2f1f4b8b5e01",
+	"fault_id":    "flt-0123456789abcdef",
+	"snapshot_id": "snp-0123456789abcdef",
+}
+
+// Every operation of the sandbox spec, called with each kind of token of the
+// role table, answers as its x-apistack-roles says: a kind it lists gets
+// past the authorization (what it gets then depends on the sandbox), any
+// other answers 403 forbidden. Each kind works on a sandbox of its own (the
+// sandbox token on its own sandbox), and the deletion comes last.
+func TestRights_EveryOperationAnswersEveryTokenAsTheSpecSays(t *testing.T) {
+	e := start(t, envOptions{})
+	doc, err := sandboxserver.GetSpec()
+	require.NoError(t, err)
+	table, ok := doc.Components.SecuritySchemes["sandboxToken"].Value.Extensions[rights.Extension].(map[string]any)
+	require.True(t, ok, "the sandboxToken scheme carries the role table")
+	var kinds []string
+	for k := range table {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	require.Equal(t, []string{"admin", "sandbox", "sandbox_creator"}, kinds)
+
+	type op struct {
+		id, method, path, body string
+		roles                  []string
+	}
+	var ops []op
+	for path, item := range doc.Paths.Map() {
+		for method, o := range item.Operations() {
+			raw, ok := o.Extensions[rights.Extension].([]any)
+			if !assert.True(t, ok, "%s does not say who may call it", o.OperationID) {
+				continue
+			}
+			x := op{id: o.OperationID, method: method, path: path}
+			for _, r := range raw {
+				x.roles = append(x.roles, r.(string))
+			}
+			if o.RequestBody != nil {
+				for _, mt := range o.RequestBody.Value.Content {
+					x.body = strings.TrimPrefix(mt.Schema.Ref, "#/components/schemas/")
+				}
+			}
+			ops = append(ops, x)
+		}
+	}
+	// The deletion last, so the other calls find the sandbox.
+	sort.Slice(ops, func(i, j int) bool {
+		if (ops[i].id == "DeleteSandbox") != (ops[j].id == "DeleteSandbox") {
+			return ops[j].id == "DeleteSandbox"
+		}
+		return ops[i].path+ops[i].method < ops[j].path+ops[j].method
+	})
+
+	checked, err := contract.ForAPI(contract.Sandbox, nil, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
+	require.NoError(t, err)
+	client := &http.Client{Transport: checked}
+	own := e.create(t, sandboxapi.CreateSandboxRequest{})
+	tokens := map[string]string{"admin": e.st.AdminToken, "sandbox_creator": e.st.SandboxCreatorToken, "sandbox": own.Token}
+	param := regexp.MustCompile(`\{([a-z_]+)\}`)
+	for _, kind := range kinds {
+		// Each kind on a sandbox of its own; the sandbox token on its own.
+		target := own
+		if kind != "sandbox" {
+			target = e.create(t, sandboxapi.CreateSandboxRequest{})
+		}
+		for _, o := range ops {
+			t.Run(kind+"/"+o.id, func(t *testing.T) {
+				path := param.ReplaceAllStringFunc(o.path, func(m string) string {
+					name := m[1 : len(m)-1]
+					if name == "id" {
+						return target.Id
+					}
+					v, ok := sandboxPathValues[name]
+					require.True(t, ok, "%s: the walk has no value for the path parameter %s", o.id, name)
+					return v
+				})
+				var body io.Reader
+				if o.body != "" {
+					v, ok := sandboxBodies[o.body]
+					require.True(t, ok, "%s: the walk has no request body of schema %s", o.id, o.body)
+					b, err := json.Marshal(v)
+					require.NoError(t, err)
+					body = bytes.NewReader(b)
+				}
+				req, err := http.NewRequest(o.method, e.urls["admin"]+path, body)
+				require.NoError(t, err)
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				req.Header.Set("Authorization", "Bearer "+tokens[kind])
+				resp, err := client.Do(req)
+				require.NoError(t, err)
+				out, err := io.ReadAll(resp.Body)
+				require.NoError(t, err)
+				require.NoError(t, resp.Body.Close())
+				if slices.Contains(o.roles, kind) {
+					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, resp.StatusCode, "%s with the %s token: %s", o.id, kind, out)
+					assert.Less(t, resp.StatusCode, 500, "%s with the %s token: %s", o.id, kind, out)
+					return
+				}
+				require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s with the %s token: %s", o.id, kind, out)
+				var answer sandboxapi.Error
+				require.NoError(t, json.Unmarshal(out, &answer), string(out))
+				assert.Equal(t, sandboxapi.ErrorErrorForbidden, answer.Error)
+				assert.Contains(t, answer.Message, o.id)
+			})
+		}
+	}
+}
+
+// The spec alone decides: with the sandbox token taken out of one
+// operation's list (the spec edited in memory, the handler built from the
+// edited spec), that token's call answers 403, while the admin token's
+// still passes, and the real handler still lets the sandbox token in.
+func TestRights_ATokenTakenOutOfTheSpecIsRefused(t *testing.T) {
+	e := start(t, envOptions{})
+	own := e.create(t, sandboxapi.CreateSandboxRequest{})
+	doc, err := sandboxserver.GetSpec()
+	require.NoError(t, err)
+	op := doc.Paths.Find("/sandboxes/{id}/clock").Get
+	require.Equal(t, "GetSandboxClock", op.OperationID)
+	require.Equal(t, []any{"admin", "sandbox"}, op.Extensions[rights.Extension])
+	op.Extensions[rights.Extension] = []any{"admin"}
+	table, err := rights.FromSpec(doc)
+	require.NoError(t, err)
+	h, err := sandbox.HandlerWithRights(e.st.Sandboxes, table)
+	require.NoError(t, err)
+	edited := httptest.NewServer(h)
+	t.Cleanup(edited.Close)
+
+	get := func(base, token string) (int, []byte) {
+		req, err := http.NewRequest(http.MethodGet, base+"/sandboxes/"+own.Id+"/clock", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, body
+	}
+	code, body := get(edited.URL, own.Token)
+	require.Equal(t, http.StatusForbidden, code, string(body))
+	var answer sandboxapi.Error
+	require.NoError(t, json.Unmarshal(body, &answer))
+	assert.Equal(t, sandboxapi.ErrorErrorForbidden, answer.Error)
+	code, body = get(edited.URL, e.st.AdminToken)
+	assert.Equal(t, http.StatusOK, code, string(body))
+	code, body = get(e.urls["admin"], own.Token)
+	assert.Equal(t, http.StatusOK, code, "the spec as shipped lets the sandbox token read its clock: %s", body)
+}

@@ -1,0 +1,97 @@
+package sandbox_test
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
+)
+
+// redeliver queues b's webhook event id again and waits until its copy is
+// acknowledged.
+func (e *env) redeliver(t testing.TB, b *box, id string) sandboxapi.WebhookEvent {
+	t.Helper()
+	e.clock.Advance(time.Second) // a fresh timestamp for the redelivery
+	resp, err := b.api.RedeliverSandboxWebhookWithResponse(context.Background(), b.Id, uuid.MustParse(id))
+	copyEv := *testkit.Answered(t, http.StatusAccepted, resp, err).JSON202
+	require.Equal(t, id, copyEv.Id)
+	e.driveUntil(t, b, "the redelivery acknowledged", func(p *sandboxapi.WebhookLogPage) bool {
+		return slices.ContainsFunc(p.Data, func(a sandboxapi.WebhookAttempt) bool {
+			return a.Event.Seq == copyEv.Seq && a.Succeeded && a.Event.State == sandboxapi.WebhookEventStateDelivered
+		})
+	})
+	return copyEv
+}
+
+func TestSnapshots_AForkOfASandboxWithRedeliveriesHoldsItsWebhookLogWithNewIDs(t *testing.T) {
+	e := start(t, envOptions{})
+	orig := e.create(t, sandboxapi.CreateSandboxRequest{})
+	sent := e.sendFax(t, orig, "+13125550800")
+	e.driveUntil(t, orig, "fax.delivered acknowledged", delivered(sent.ID.String(), "fax.delivered"))
+	first := webhookLog(t, orig, 0).Data[0].Event
+	// Two redeliveries of one event, so that the copy keeps three rows of
+	// one event apart.
+	e.redeliver(t, orig, first.Id)
+	e.redeliver(t, orig, first.Id)
+	before := webhookLog(t, orig, 0)
+	require.Empty(t, before.Pending)
+
+	f := e.fork(t, snapshot(t, orig).Id)
+	forkedFax := faxesByTo(t, f.fax)["+13125550800"]
+	require.NotEmpty(t, forkedFax.ID)
+	after := webhookLog(t, f, 0)
+	assert.Empty(t, after.Pending)
+	require.Len(t, after.Data, len(before.Data), "the fork's log has an attempt for each of the original's")
+
+	// The fork's log is the original's, attempt for attempt, its events
+	// renamed consistently: one old id or seq, one new.
+	ids, seqs := map[string]string{}, map[int64]int64{}
+	redeliveries := 0
+	for i, o := range before.Data {
+		n := after.Data[i]
+		assert.Equal(t, o.Event.Type, n.Event.Type, "attempt %d", i)
+		assert.Equal(t, o.Event.State, n.Event.State, "attempt %d", i)
+		assert.Equal(t, o.Event.Attempts, n.Event.Attempts, "attempt %d", i)
+		assert.Equal(t, o.Attempt, n.Attempt, "attempt %d", i)
+		assert.Equal(t, o.Succeeded, n.Succeeded, "attempt %d", i)
+		assert.Equal(t, forkedFax.ID.String(), n.Event.FaxId, "attempt %d", i)
+		assert.NotEqual(t, o.Event.Id, n.Event.Id, "attempt %d: the fork's event has an id of its own", i)
+		assert.Contains(t, n.Body, n.Event.Id, "attempt %d: the body names the fork's event", i)
+		assert.NotContains(t, n.Body, o.Event.Id, "attempt %d", i)
+		if id, ok := ids[o.Event.Id]; ok {
+			assert.Equal(t, id, n.Event.Id, "attempt %d: a redelivery keeps its event's new id", i)
+		}
+		ids[o.Event.Id] = n.Event.Id
+		if seq, ok := seqs[o.Event.Seq]; ok {
+			assert.Equal(t, seq, n.Event.Seq, "attempt %d", i)
+		}
+		seqs[o.Event.Seq] = n.Event.Seq
+		if o.Event.RedeliveryOf == nil {
+			assert.Nil(t, n.Event.RedeliveryOf, "attempt %d", i)
+			continue
+		}
+		redeliveries++
+		require.NotNil(t, n.Event.RedeliveryOf, "attempt %d", i)
+		assert.Equal(t, seqs[*o.Event.RedeliveryOf], *n.Event.RedeliveryOf, "attempt %d: the redelivery repeats the fork's event", i)
+	}
+	assert.Equal(t, 2, redeliveries, "both redeliveries were copied")
+	forkedSeqs := map[int64]bool{}
+	for _, s := range seqs {
+		forkedSeqs[s] = true
+	}
+	assert.Len(t, forkedSeqs, len(seqs), "each of the original's rows has a row of its own in the fork")
+
+	// The fork redelivers its copy of the event in turn, and the original's
+	// log is as it was.
+	again := e.redeliver(t, f, ids[first.Id])
+	assert.Equal(t, seqs[first.Seq], *again.RedeliveryOf)
+	assert.Equal(t, before.Data, webhookLog(t, orig, 0).Data)
+}
