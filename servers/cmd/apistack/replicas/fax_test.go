@@ -235,11 +235,12 @@ func rank(eventType string) int {
 }
 
 // faxCluster starts three replicas whose fax work may reach loopback (the
-// test's receiver, the admin ports' inboxes), with no PAM rate limit in the
-// way, and the extra flags.
+// test's receiver, the admin ports' inboxes), with no PAM or fax rate limit
+// in the way (the tests send thousands of requests a minute on purpose), and
+// the extra flags.
 func faxCluster(t *testing.T, extra ...string) (*cluster, []*replica) {
 	c := newCluster(t)
-	rs := c.start(t, 3, append([]string{"--fax-allow-private-destinations", "--pam-rate-limit", "1000000"}, extra...)...)
+	rs := c.start(t, 3, append([]string{"--fax-allow-private-destinations", "--pam-rate-limit", "1000000", "--fax-rate-limit", "1000000"}, extra...)...)
 	return c, rs
 }
 
