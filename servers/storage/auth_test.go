@@ -363,6 +363,14 @@ func TestKeys_ADeletedKeyIsRefusedOnTheNextRequestEvenAfterUse(t *testing.T) {
 	got := getLifecycle(t, c, storagetest.Bucket)
 	require.Equal(t, http.StatusForbidden, got.StatusCode(), "%s", got.Body)
 	assert.Equal(t, storageapi.ErrorCodeInvalidAccessKeyId, errorOf(t, got.Body).Code)
+	// Every operation alike, the rules staying as they were.
+	gone, err := c.DeleteLifecycleWithResponse(context.Background(), storagetest.Bucket, &storageapi.DeleteLifecycleParams{})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusForbidden, gone.StatusCode(), "%s", gone.Body)
+	assert.Equal(t, storageapi.ErrorCodeInvalidAccessKeyId, errorOf(t, gone.Body).Code)
+	put := putCorpus(t, c, storagetest.Bucket, "valid", "legacy-prefix")
+	require.Equal(t, http.StatusForbidden, put.StatusCode(), "%s", put.Body)
+	assert.Equal(t, storageapi.ErrorCodeInvalidAccessKeyId, errorOf(t, put.Body).Code)
 }
 
 // requireAPIError asserts that an answer's status and body are the S3-style
