@@ -198,6 +198,13 @@ func (e *env) tableCounts(t testing.TB) map[string]int {
 	for _, api := range []string{stack.PAM, stack.Fax, stack.Storage, stack.Restaurant, stack.Sandbox} {
 		db := e.st.DB(api)
 		for _, table := range tables(t, db) {
+			if api == stack.Sandbox && table == "rate_limits" {
+				// The creating token's rate (PostgreSQL keeps it in a table):
+				// a create refused once its tenants were being made has spent
+				// it, as any request the server worked on; it is the
+				// deployment's bookkeeping of who asked, no sandbox's state.
+				continue
+			}
 			var n int
 			require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM `+table).Scan(&n), table)
 			out[api+"."+table] = n
