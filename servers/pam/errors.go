@@ -114,13 +114,16 @@ func fromEcho(he *echo.HTTPError) (*apiError, bool) {
 }
 
 func fromValidation(vf *validation.Failure, _ *http.Request) *apiError {
+	// A refused token is answered as the authentication said it, with no
+	// causes: error_cause locates what breaks the schema, and a request is
+	// authenticated before its shape is looked at. (The error is the
+	// request's own: it is returned, never changed.)
+	if inner, ok := apierror.AuthError[*apiError](vf); ok {
+		return inner
+	}
 	causes := make([]pamapi.ErrorCause, 0, len(vf.Causes))
 	for _, c := range vf.Causes {
 		causes = append(causes, pamapi.ErrorCause{Error: c.Message, LocationType: locationType(c.In), Location: c.Name})
-	}
-	if inner, ok := apierror.AuthError[*apiError](vf); ok {
-		inner.Extra = causes
-		return inner
 	}
 	status, name := failureNames.Of(vf.Kind)
 	return &apiError{Status: status, Name: name, Message: vf.Message, Extra: causes}

@@ -215,6 +215,7 @@ func TestListGroups_RefusesBadTokens(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.status, resp.StatusCode(), string(resp.Body))
 			assert.Equal(t, tt.errName, decodeError(t, tt.status, resp.Body).Error)
+			assert.Empty(t, decodeError(t, tt.status, resp.Body).ErrorCause, "a refused token has no causes: error_cause locates what breaks the schema")
 			assert.NotEmpty(t, resp.HTTPResponse.Header.Get("X-RateLimit-Remaining"))
 		})
 	}
