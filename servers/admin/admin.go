@@ -133,7 +133,7 @@ func (s *Server) Handler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := adminserver.GetSpec()
+	spec, err := apiserver.Spec("admin", adminserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("admin spec: %w", err)
 	}

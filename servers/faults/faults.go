@@ -162,7 +162,7 @@ func specOf(api string) (routed, error) {
 			"pam": pamserver.GetSpec, "fax": faxserver.GetSpec, "storage": storageserver.GetSpec, "restaurant": restaurantserver.GetSpec,
 		} {
 			var r routed
-			if r.spec, r.err = get(); r.err == nil {
+			if r.spec, r.err = apiserver.Spec(name, get); r.err == nil {
 				r.router, r.err = validation.NewRouter(r.spec)
 			}
 			specs[name] = r

@@ -150,7 +150,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Who may call each operation is read from the spec (x-apistack-roles); a
 // spec that does not say it for every operation fails here.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := pamserver.GetSpec()
+	spec, err := apiserver.Spec("pam", pamserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("pam spec: %w", err)
 	}

@@ -251,7 +251,7 @@ func (s *Server) Close() { s.journal.close() }
 // call each operation is read from the spec (x-apistack-roles); a spec that
 // does not say it for every operation fails here.
 func (s *Server) Handler() (http.Handler, error) {
-	spec, err := sandboxserver.GetSpec()
+	spec, err := apiserver.Spec("sandbox", sandboxserver.GetSpec)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox spec: %w", err)
 	}

@@ -132,6 +132,14 @@ func incrementalVacuum(ctx context.Context, db *sql.DB) error {
 	if _, err := conn.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
 		return fmt.Errorf("set auto_vacuum: %w", err)
 	}
+	// A database with no table yet takes the setting as it is; only one
+	// that has tables needs the VACUUM.
+	if err := conn.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil {
+		return fmt.Errorf("read auto_vacuum: %w", err)
+	}
+	if mode == incremental {
+		return nil
+	}
 	if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
 		return fmt.Errorf("vacuum to switch auto_vacuum on: %w", err)
 	}
