@@ -65,6 +65,10 @@ $(PRISM):
 	cd $(TOOLS) && [ -f package.json ] || echo '{"private":true}' > $(TOOLS)/package.json
 	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error @stoplight/prism-cli@$(PRISM_VERSION)
 
+# TEST_TIMEOUT: how long one package's tests may run; go test's default (10m)
+# is short for the largest packages on a slow or busy two-core machine.
+TEST_TIMEOUT ?= 30m
+
 ## test: every test with the race detector, then the server and client tests
 ## again on PostgreSQL (APISTACK_TEST_BACKEND=postgres; the replica tests, on
 ## PostgreSQL in both runs, only once), then the contract coverage of both
@@ -76,8 +80,8 @@ $(PRISM):
 ## examples/consumer/against-serve.sh), tools/breaking (its own go.mod), and each fuzz target briefly
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
-	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 ./... && \
-	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=postgres $(GO) test -race -count=1 $$($(GO) list ./servers/... ./clients/... | grep -v /cmd/apistack/replicas$$) && \
+	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) ./... && \
+	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=postgres $(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) $$($(GO) list ./servers/... ./clients/... | grep -v /cmd/apistack/replicas$$) && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -count=1 -tags contractcoverage -run '^TestContractCoverage$$' -v ./internal/contractcoverage/
 	cd examples/consumer && GOFLAGS=-mod=readonly $(GO) test -race -count=1 ./...
 	GO=$(GO) examples/consumer/against-serve.sh
