@@ -26,6 +26,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -424,7 +425,9 @@ func (p *Proxy) checkedRequest(x *exchange, body []byte) *http.Request {
 		// The receiving endpoint is the whole URL: the spec's one path.
 		req.URL.Path, req.URL.RawPath = "/", ""
 	}
-	return req.WithContext(context.Background())
+	// A request made so has no context of its own: its Context is
+	// context.Background().
+	return req
 }
 
 // PathStyle rewrites a virtual-host-style storage request
@@ -477,7 +480,7 @@ func harResponse(x *exchange, body []byte, wireSize int64, note string, cut bool
 	} else if x.respHeader.Get("Content-Encoding") != "" {
 		c.Compression = int64(len(body)) - wireSize
 	}
-	statusText := strings.TrimSpace(strings.TrimPrefix(x.statusText, fmt.Sprint(x.status)))
+	statusText := strings.TrimSpace(strings.TrimPrefix(x.statusText, strconv.Itoa(x.status)))
 	return har.Response{
 		Status: x.status, StatusText: statusText, HTTPVersion: protoOr(x.respProto), Cookies: []har.Cookie{},
 		Headers: har.Headers(x.respHeader), Content: c, RedirectURL: x.respHeader.Get("Location"),
