@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,16 +78,32 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkProxyOverhead_PAMList lists the PAM groups three ways in
 // interleaved rounds of the same load (32 clients, 1 s each): directly,
 // through a bare reverse proxy (net/http/httputil's, the HTTP hop alone),
 // and through a recording, validating apistack proxy. It reports the
 // median over the rounds of each round's ratios: proxy/direct (the
-// issue's figure) and proxy/bare (what checking and recording cost beyond
-// the hop). Client, proxy and server share this machine's CPUs, so on a
-// loaded machine with a loopback upstream the hop's own HTTP work weighs
-// as much as a cached list does on the server. Each iteration is one
-// round of the three: run it with -benchtime=7x.
+// throughput figure) and proxy/bare (what checking and recording cost
+// beyond the hop).
+//
+// Client, proxy and server share this machine's CPUs, so the throughput
+// of an arm is the CPU the process gets divided by the CPU an exchange
+// costs: a proxy's share is taken from the server's. The benchmark
+// therefore also reports the process's CPU per exchange in each arm
+// (direct-cpu-us: client and server; hop-cpu-us: what the bare hop adds;
+// proxy-cpu-us: what apistack proxy adds; check-cpu-us: what it adds
+// beyond the bare hop, the checking and recording) and the throughput
+// ratios those imply for a CPU-bound run (cpu-bound-proxy/direct,
+// cpu-bound-bare/direct), which the machine's other load does not move.
+// Each iteration is one round of the three: run it with -benchtime=7x.
 func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 	s := apistacktest.Start(b, apistacktest.Options{Settings: stack.Settings{PAM: pam.Settings{RateLimit: 1 << 30}}})
 	ctx := context.Background()
@@ -110,27 +127,45 @@ func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	path := "/v1/teams/" + s.PAM.Team() + "/groups"
 
-	var toDirect, toBare, direct, proxied []float64
+	var toDirect, toBare, direct, proxied, directCPU, hopCPU, proxyCPU, checkCPU, cpuProxy, cpuBare []float64
 	i := 0
 	for b.Loop() {
 		arms := []string{s.PAMURL, bare.URL, srv.URL}
 		// Rotate which goes first, so a trend in the machine's load
 		// weighs on every arm alike.
 		got := map[string]float64{}
+		cpu := map[string]float64{}
 		for k := range arms {
 			base := arms[(i+k)%len(arms)]
-			got[base] = load(b, client, base+path, token, 32, time.Second)
+			before := cpuTime(b)
+			rate := load(b, client, base+path, token, 32, time.Second)
+			// The proxy's last exchanges are recorded after their
+			// answers: their CPU is the arm's.
+			p.Wait()
+			got[base] = rate
+			cpu[base] = float64((cpuTime(b) - before).Microseconds()) / (rate * time.Second.Seconds())
 		}
 		i++
 		direct, proxied = append(direct, got[s.PAMURL]), append(proxied, got[srv.URL])
 		toDirect = append(toDirect, got[srv.URL]/got[s.PAMURL])
 		toBare = append(toBare, got[srv.URL]/got[bare.URL])
+		directCPU = append(directCPU, cpu[s.PAMURL])
+		hopCPU = append(hopCPU, cpu[bare.URL]-cpu[s.PAMURL])
+		proxyCPU = append(proxyCPU, cpu[srv.URL]-cpu[s.PAMURL])
+		checkCPU = append(checkCPU, cpu[srv.URL]-cpu[bare.URL])
+		cpuProxy = append(cpuProxy, cpu[s.PAMURL]/cpu[srv.URL])
+		cpuBare = append(cpuBare, cpu[s.PAMURL]/cpu[bare.URL])
 	}
-	p.Wait()
 	b.ReportMetric(median(toDirect), "proxy/direct")
 	b.ReportMetric(median(toBare), "proxy/bare")
 	b.ReportMetric(median(direct), "direct-req/s")
 	b.ReportMetric(median(proxied), "proxy-req/s")
+	b.ReportMetric(median(directCPU), "direct-cpu-us/op")
+	b.ReportMetric(median(hopCPU), "hop-cpu-us/op")
+	b.ReportMetric(median(proxyCPU), "proxy-cpu-us/op")
+	b.ReportMetric(median(checkCPU), "check-cpu-us/op")
+	b.ReportMetric(median(cpuProxy), "cpu-bound-proxy/direct")
+	b.ReportMetric(median(cpuBare), "cpu-bound-bare/direct")
 	b.ReportMetric(float64(w.Entries()), "recorded")
 }
 
