@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,16 +78,32 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkProxyOverhead_PAMList lists the PAM groups three ways in
 // interleaved rounds of the same load (32 clients, 1 s each): directly,
 // through a bare reverse proxy (net/http/httputil's, the HTTP hop alone),
 // and through a recording, validating apistack proxy. It reports the
 // median over the rounds of each round's ratios: proxy/direct (the
-// issue's figure) and proxy/bare (what checking and recording cost beyond
-// the hop). Client, proxy and server share this machine's CPUs, so on a
-// loaded machine with a loopback upstream the hop's own HTTP work weighs
-// as much as a cached list does on the server. Each iteration is one
-// round of the three: run it with -benchtime=7x.
+// throughput figure) and proxy/bare (what checking and recording cost
+// beyond the hop).
+//
+// Client, proxy and server share this machine's CPUs, so the throughput
+// of an arm is the CPU the process gets divided by the CPU an exchange
+// costs: a proxy's share is taken from the server's. The benchmark
+// therefore also reports the process's CPU per exchange in each arm
+// (direct-cpu-us: client and server; hop-cpu-us: what the bare hop adds;
+// proxy-cpu-us: what apistack proxy adds; check-cpu-us: what it adds
+// beyond the bare hop, the checking and recording) and the throughput
+// ratios those imply for a CPU-bound run (cpu-bound-proxy/direct,
+// cpu-bound-bare/direct), which the machine's other load does not move.
+// Each iteration is one round of the three: run it with -benchtime=7x.
 func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 	s := apistacktest.Start(b, apistacktest.Options{Settings: stack.Settings{PAM: pam.Settings{RateLimit: 1 << 30}}})
 	ctx := context.Background()
@@ -110,28 +127,116 @@ func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	path := "/v1/teams/" + s.PAM.Team() + "/groups"
 
-	var toDirect, toBare, direct, proxied []float64
+	var toDirect, toBare, direct, proxied, directCPU, hopCPU, proxyCPU, checkCPU, cpuProxy, cpuBare []float64
 	i := 0
 	for b.Loop() {
 		arms := []string{s.PAMURL, bare.URL, srv.URL}
 		// Rotate which goes first, so a trend in the machine's load
 		// weighs on every arm alike.
 		got := map[string]float64{}
+		cpu := map[string]float64{}
 		for k := range arms {
 			base := arms[(i+k)%len(arms)]
-			got[base] = load(b, client, base+path, token, 32, time.Second)
+			before := cpuTime(b)
+			rate := load(b, client, base+path, token, 32, time.Second)
+			// The proxy's last exchanges are recorded after their
+			// answers: their CPU is the arm's.
+			p.Wait()
+			got[base] = rate
+			cpu[base] = float64((cpuTime(b) - before).Microseconds()) / (rate * time.Second.Seconds())
 		}
 		i++
 		direct, proxied = append(direct, got[s.PAMURL]), append(proxied, got[srv.URL])
 		toDirect = append(toDirect, got[srv.URL]/got[s.PAMURL])
 		toBare = append(toBare, got[srv.URL]/got[bare.URL])
+		directCPU = append(directCPU, cpu[s.PAMURL])
+		hopCPU = append(hopCPU, cpu[bare.URL]-cpu[s.PAMURL])
+		proxyCPU = append(proxyCPU, cpu[srv.URL]-cpu[s.PAMURL])
+		checkCPU = append(checkCPU, cpu[srv.URL]-cpu[bare.URL])
+		cpuProxy = append(cpuProxy, cpu[s.PAMURL]/cpu[srv.URL])
+		cpuBare = append(cpuBare, cpu[s.PAMURL]/cpu[bare.URL])
 	}
-	p.Wait()
 	b.ReportMetric(median(toDirect), "proxy/direct")
 	b.ReportMetric(median(toBare), "proxy/bare")
 	b.ReportMetric(median(direct), "direct-req/s")
 	b.ReportMetric(median(proxied), "proxy-req/s")
+	b.ReportMetric(median(directCPU), "direct-cpu-us/op")
+	b.ReportMetric(median(hopCPU), "hop-cpu-us/op")
+	b.ReportMetric(median(proxyCPU), "proxy-cpu-us/op")
+	b.ReportMetric(median(checkCPU), "check-cpu-us/op")
+	b.ReportMetric(median(cpuProxy), "cpu-bound-proxy/direct")
+	b.ReportMetric(median(cpuBare), "cpu-bound-bare/direct")
 	b.ReportMetric(float64(w.Entries()), "recorded")
+}
+
+// replayed answers every request with one answer the real service gave,
+// without a network: the proxy's own work per exchange, measured alone.
+type replayed struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *replayed) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	return &http.Response{StatusCode: r.status, Status: fmt.Sprintf("%d %s", r.status, http.StatusText(r.status)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: r.header.Clone(),
+		Body: io.NopCloser(bytes.NewReader(r.body)), ContentLength: int64(len(r.body)), Request: req}, nil
+}
+
+// discarding is a ResponseWriter that drops what it is sent.
+type discarding struct{ header http.Header }
+
+func (d *discarding) Header() http.Header         { return d.header }
+func (d *discarding) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discarding) WriteHeader(int)             {}
+
+// BenchmarkProxyExchange_PAMList is the CPU one exchange costs apistack
+// proxy itself: a PAM groups list passed through, checked and recorded,
+// one after the other, with the answer the real service gave replayed
+// from memory (no sockets, no server), so the figure is the proxy's own
+// (cpu-us/op, from the process's rusage, the recording included).
+func BenchmarkProxyExchange_PAMList(b *testing.B) {
+	s := apistacktest.Start(b, apistacktest.Options{Settings: stack.Settings{PAM: pam.Settings{RateLimit: 1 << 30}}})
+	token, err := s.PAM.Token(context.Background())
+	require.NoError(b, err)
+	path := "/v1/teams/" + s.PAM.Team() + "/groups"
+	req, err := http.NewRequest(http.MethodGet, s.PAMURL+path, nil)
+	require.NoError(b, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(b, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(b, err)
+	require.Equal(b, http.StatusOK, resp.StatusCode)
+	upstream, err := url.Parse(s.PAMURL)
+	require.NoError(b, err)
+	w, err := har.Create(filepath.Join(b.TempDir(), "bench.har"), har.Log{Creator: har.Creator{Name: "bench", Version: "1"}})
+	require.NoError(b, err)
+	defer w.Close()
+	p, err := harproxy.New(harproxy.Config{API: contract.PAM, Upstream: upstream, Record: w,
+		Transport: &replayed{status: resp.StatusCode, header: resp.Header, body: body}})
+	require.NoError(b, err)
+	in := req.Header.Clone()
+	in.Set("User-Agent", "Go-http-client/1.1")
+	in.Set("Accept-Encoding", "gzip")
+	b.ReportAllocs()
+	before := cpuTime(b)
+	n := 0
+	for b.Loop() {
+		r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: in.Clone(), Host: upstream.Host, Body: http.NoBody, RemoteAddr: "127.0.0.1:1"}
+		p.ServeHTTP(&discarding{header: http.Header{}}, r)
+		n++
+	}
+	p.Wait()
+	b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/float64(n), "cpu-us/op")
+	require.Equal(b, n, w.Entries(), "every exchange recorded")
+	require.Zero(b, p.Report().Violations)
 }
 
 // rssExchanges is how many exchanges BenchmarkProxyRSS_2000ExchangesOf1MiB

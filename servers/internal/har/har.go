@@ -168,15 +168,24 @@ const Redacted = apiserver.Redacted
 // Headers lists h in HAR form, names sorted, secret values redacted (as
 // the sandbox journal redacts them).
 func Headers(h http.Header) []NameValue {
-	red := apiserver.RedactHeaders(h)
-	names := make([]string, 0, len(red))
-	for name := range red {
+	// Redacted as listed, not by a redacted copy of h first: the proxy
+	// lists two header sets of every exchange it records.
+	n := 0
+	var stack [32]string
+	names := stack[:0]
+	for name, values := range h {
 		names = append(names, name)
+		n += len(values)
 	}
 	slices.Sort(names)
-	out := make([]NameValue, 0, len(names))
+	out := make([]NameValue, 0, n)
 	for _, name := range names {
-		for _, v := range red[name] {
+		if apiserver.SecretHeader(name) {
+			// One value stands for them all, as in the journal.
+			out = append(out, NameValue{Name: name, Value: Redacted})
+			continue
+		}
+		for _, v := range h[name] {
 			out = append(out, NameValue{Name: name, Value: v})
 		}
 	}

@@ -16,7 +16,6 @@ type Writer struct {
 	f       *os.File
 	entries int
 	closed  bool
-	buf     bytes.Buffer
 }
 
 // ErrClosed is the error of a write to a closed Writer.
@@ -55,33 +54,47 @@ func Create(path string, log Log) (*Writer, error) {
 }
 
 // Append writes e at the end of the file in one write, so a process killed
-// at any moment leaves every earlier entry whole.
+// at any moment leaves every earlier entry whole. The entry is encoded
+// before the file is locked, so concurrent Appends encode in parallel.
 func (w *Writer) Append(e *Entry) error {
+	buf := entryBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		// A buffer grown by a large entry is left to the collector, so
+		// the pool holds no more than small ones.
+		if buf.Cap() <= maxPooledEntry {
+			entryBuffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	// Each entry but the first follows a comma: written, and skipped for
+	// the first.
+	buf.WriteString(",\n")
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return fmt.Errorf("har: encode entry: %w", err)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return ErrClosed
 	}
-	w.buf.Reset()
-	if w.entries > 0 {
-		w.buf.WriteByte(',')
-	}
-	w.buf.WriteByte('\n')
-	enc := json.NewEncoder(&w.buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return fmt.Errorf("har: encode entry: %w", err)
+	data := buf.Bytes()
+	if w.entries == 0 {
+		data = data[1:]
 	}
 	// Encode ends with a newline, which the next entry's comma follows.
-	if _, err := w.f.Write(w.buf.Bytes()); err != nil {
+	if _, err := w.f.Write(data); err != nil {
 		return fmt.Errorf("har: write entry: %w", err)
 	}
 	w.entries++
-	if w.buf.Cap() > 1<<20 {
-		w.buf = bytes.Buffer{}
-	}
 	return nil
 }
+
+// maxPooledEntry is the largest buffer kept for the next entry.
+const maxPooledEntry = 1 << 20
+
+var entryBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Entries is how many entries were appended.
 func (w *Writer) Entries() int {

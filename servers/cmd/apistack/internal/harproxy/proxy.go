@@ -26,6 +26,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -91,10 +92,17 @@ type Proxy struct {
 	checker *contract.Transport
 	rp      *httputil.ReverseProxy
 	report  *Report
-	// work bounds the exchanges being checked and recorded at once: a
-	// handler waits for a slot, so the kept bodies are bounded too.
-	work    chan struct{}
-	pending sync.WaitGroup
+	// queue holds the answered exchanges waiting to be checked and
+	// recorded, off the handlers' path; it is bounded (a handler that finds
+	// it full waits), so the kept bodies are bounded too. Up to maxWorkers
+	// workers drain it, each started when an exchange finds fewer at work
+	// and ending when it finds the queue empty; a worker lives on while
+	// traffic flows, so the validator's deep calls find its stack grown.
+	queue      chan *exchange
+	mu         sync.Mutex
+	workers    int
+	maxWorkers int
+	pending    sync.WaitGroup
 	// memory holds the bytes of the bodies kept (Config.BodyMemory).
 	memory *semaphore.Weighted
 }
@@ -137,7 +145,8 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harproxy: %w", err)
 	}
-	p := &Proxy{cfg: cfg, checker: checker, report: newReport(), work: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+	procs := runtime.GOMAXPROCS(0)
+	p := &Proxy{cfg: cfg, checker: checker, report: newReport(), queue: make(chan *exchange, procs), maxWorkers: procs,
 		memory: semaphore.NewWeighted(cfg.BodyMemory)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
@@ -145,9 +154,19 @@ func New(cfg Config) (*Proxy, error) {
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler:   p.upstreamFailed,
 		ErrorLog:       slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+		BufferPool:     copyBuffers,
 	}
 	return p, nil
 }
+
+// copyBuffers lends ReverseProxy the buffers it streams answers through:
+// without a pool it allocates 32 KiB for every answer.
+var copyBuffers httputil.BufferPool = &bufferPool{pool: sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}}
+
+type bufferPool struct{ pool sync.Pool }
+
+func (b *bufferPool) Get() []byte  { return *b.pool.Get().(*[]byte) }
+func (b *bufferPool) Put(x []byte) { b.pool.Put(&x) }
 
 // Report is the live summary.
 func (p *Proxy) Report() Summary { return p.report.Summary() }
@@ -200,7 +219,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		target.Path = singleJoin(p.cfg.Upstream.Path, r.URL.Path)
 		target.RawPath = ""
 	}
-	x := &exchange{start: time.Now(), method: r.Method, url: &target, proto: r.Proto, header: r.Header.Clone()}
+	// r.Header is kept as it is: ReverseProxy sends a copy of the request
+	// and never changes the one it was given, nor does the server once
+	// the handler has returned.
+	x := &exchange{start: time.Now(), method: r.Method, url: &target, proto: r.Proto, header: r.Header}
 	if r.Body != nil && r.Body != http.NoBody {
 		x.reqBody = &capture{rc: r.Body, limit: p.cfg.BodyCap, memory: p.memory}
 		r.Body = x.reqBody
@@ -216,16 +238,45 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.record(x)
 }
 
-// record checks and records x off the handler's path, once a slot is free.
+// record queues x to be checked and recorded off the handler's path,
+// waiting while the queue is full, and makes sure a worker will take it.
 func (p *Proxy) record(x *exchange) {
-	p.work <- struct{}{}
 	p.pending.Add(1)
-	go func() {
-		defer func() { <-p.work; p.pending.Done() }()
-		p.finish(x)
-		x.reqBody.release()
-		x.respBody.release()
-	}()
+	p.queue <- x
+	// Counted under the lock after the send: a worker that found the
+	// queue empty and ended has counted itself out first, so x never waits
+	// for a worker that is gone.
+	p.mu.Lock()
+	start := p.workers < p.maxWorkers
+	if start {
+		p.workers++
+	}
+	p.mu.Unlock()
+	if start {
+		go p.work()
+	}
+}
+
+// work checks and records queued exchanges until it finds none.
+func (p *Proxy) work() {
+	for {
+		select {
+		case x := <-p.queue:
+			p.finish(x)
+			x.reqBody.release()
+			x.respBody.release()
+			p.pending.Done()
+		default:
+			p.mu.Lock()
+			if len(p.queue) > 0 {
+				p.mu.Unlock()
+				continue
+			}
+			p.workers--
+			p.mu.Unlock()
+			return
+		}
+	}
 }
 
 // serve proxies r. An answer that breaks off while streaming aborts the
@@ -284,7 +335,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	x.answered = true
 	x.waited = time.Since(x.start)
 	x.status, x.statusText, x.respProto = resp.StatusCode, resp.Status, resp.Proto
-	x.respHeader = resp.Header.Clone()
+	// Kept, not copied: ReverseProxy has dropped the hop-by-hop headers
+	// already and only reads the rest from here on.
+	x.respHeader = resp.Header
 	x.respBody = &capture{rc: resp.Body, limit: p.cfg.BodyCap, memory: p.memory}
 	resp.Body = x.respBody
 	return nil
@@ -372,7 +425,9 @@ func (p *Proxy) checkedRequest(x *exchange, body []byte) *http.Request {
 		// The receiving endpoint is the whole URL: the spec's one path.
 		req.URL.Path, req.URL.RawPath = "/", ""
 	}
-	return req.WithContext(context.Background())
+	// A request made so has no context of its own: its Context is
+	// context.Background().
+	return req
 }
 
 // PathStyle rewrites a virtual-host-style storage request
@@ -425,7 +480,7 @@ func harResponse(x *exchange, body []byte, wireSize int64, note string, cut bool
 	} else if x.respHeader.Get("Content-Encoding") != "" {
 		c.Compression = int64(len(body)) - wireSize
 	}
-	statusText := strings.TrimSpace(strings.TrimPrefix(x.statusText, fmt.Sprint(x.status)))
+	statusText := strings.TrimSpace(strings.TrimPrefix(x.statusText, strconv.Itoa(x.status)))
 	return har.Response{
 		Status: x.status, StatusText: statusText, HTTPVersion: protoOr(x.respProto), Cookies: []har.Cookie{},
 		Headers: har.Headers(x.respHeader), Content: c, RedirectURL: x.respHeader.Get("Location"),

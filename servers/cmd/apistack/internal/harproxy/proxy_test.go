@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,6 +221,59 @@ func TestProxy_BodiesBeyondTheMemoryBoundAreRecordedCut(t *testing.T) {
 	// The memory is given back once an exchange is recorded.
 	status, _, _ = send(t, "GET", proxyURL+"/v1/teams/demo/groups", "", "", "Authorization", "Bearer x")
 	assert.Equal(t, 200, status)
+}
+
+// Exchanges from many clients at once are each recorded once, with what
+// each client was sent, and the recording goes on after the queue ran dry
+// and its workers ended.
+func TestProxy_ConcurrentExchangesAreEachRecordedOnce(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		harproxytest.RateHeaders(w.Header(), true)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Seq", r.Header.Get("X-Seq"))
+		_, _ = io.WriteString(w, `{"list":[]}`)
+	}))
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	proxyURL, p, path := startProxy(t, harproxy.Config{API: contract.PAM, Upstream: u})
+
+	const clients, each = 16, 20
+	burst := func(round int) {
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					seq := fmt.Sprintf("r%dc%di%d", round, c, i)
+					status, header, body := send(t, "GET", proxyURL+"/v1/teams/demo/groups", "", "", "Authorization", "Bearer x", "X-Seq", seq)
+					assert.Equal(t, 200, status)
+					assert.Equal(t, seq, header.Get("X-Seq"))
+					assert.Equal(t, `{"list":[]}`, string(body))
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	burst(0)
+	p.Wait()
+	assert.Equal(t, clients*each, p.Report().Exchanges)
+	// The workers have found the queue empty and ended by now or will:
+	// a second burst is recorded all the same.
+	burst(1)
+	log := finish(t, p, path)
+	require.Len(t, log.Entries, 2*clients*each)
+	seen := map[string]bool{}
+	for _, e := range log.Entries {
+		seq := e.Request.Header().Get("X-Seq")
+		assert.NotEmpty(t, seq)
+		assert.False(t, seen[seq], "recorded twice: %s", seq)
+		seen[seq] = true
+		assert.Equal(t, seq, e.Response.Header().Get("X-Seq"), "an entry holds its own request's answer")
+		assert.Equal(t, `{"list":[]}`, e.Response.Content.Text)
+	}
+	assert.Len(t, seen, 2*clients*each)
+	assert.Equal(t, 2*clients*each, p.Report().Exchanges)
 }
 
 // A gzip answer passes compressed, as sent; the recording and the check

@@ -14,6 +14,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/internal/shape"
+	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // Exchange is one request and its answer as a checker sees them, bodies
@@ -84,7 +85,7 @@ func undeclared(where string, schema *openapi3.Schema, contentType string, body 
 	if schema == nil {
 		return nil
 	}
-	doc, err := shape.Decode(contentType, body)
+	doc, err := decodeBody(contentType, body)
 	if err != nil {
 		return nil
 	}
@@ -93,6 +94,21 @@ func undeclared(where string, schema *openapi3.Schema, contentType string, body 
 		out = append(out, har.Violation{Where: where, Pointer: "/body" + p, Message: "a member the spec does not declare"})
 	}
 	return out
+}
+
+// decodeBody is shape.Decode's reading of body, a JSON one read in one pass
+// by the servers' decoder (numbers as float64s, which members a document
+// has and their shapes unchanged); a JSON document that decoder refuses
+// (duplicate keys, deep nesting) is read by shape.Decode as before.
+func decodeBody(contentType string, body []byte) (any, error) {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if mt == "application/json" || strings.HasSuffix(mt, "+json") {
+		if doc, err := validation.DecodeStrictJSON(body); err == nil {
+			return doc, nil
+		}
+	}
+	return shape.Decode(contentType, body)
 }
 
 var headerName = regexp.MustCompile(`header "([^"]+)"`)
