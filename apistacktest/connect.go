@@ -80,6 +80,10 @@ type remoteSandbox struct {
 	read atomic.Int64
 	// deliver adds a delivery the log lists to the Inbox (followLog).
 	deliver http.RoundTripper
+	// closed is set once the sandbox is deleted (Close); final holds the
+	// violations its journal listed just before.
+	closed bool
+	final  []error
 }
 
 // plannedHook is a webhook fault of the sandbox the Inbox mirrors from the
@@ -134,6 +138,12 @@ func connect(t TB, url, token string, more []Option) (st *Stack, err error) {
 	st = &Stack{remote: &remoteSandbox{t: t, id: sb.Id, api: own, hooks: &faults.Webhooks{}}, Inbox: newInbox(), AdminURL: strings.TrimSuffix(url, "/"),
 		FixtureCredentials: sb.FixtureCredentials}
 	st.closers = append(st.closers, func() {
+		// What the sandbox's journal holds of violations is read before the
+		// sandbox goes, so Violations still answers after Close.
+		final := st.remoteViolations()
+		st.remote.mu.Lock()
+		st.remote.final, st.remote.closed = final, true
+		st.remote.mu.Unlock()
 		if _, err := own.DeleteSandboxWithResponse(context.Background(), sb.Id); err != nil {
 			t.Errorf("apistacktest: delete sandbox %s: %v", sb.Id, err)
 		}

@@ -172,3 +172,36 @@ func TestConnect_InboxReadsTheSandboxsWebhookLog(t *testing.T) {
 	assert.Empty(t, st.Inbox.EventsOf(id), "a delivery to another URL is not the inbox's")
 	assert.Len(t, st.Inbox.Events(), before)
 }
+
+// A test that closes its connected stack itself still hears of the
+// requests that broke the spec: Close reads the sandbox's journal before it
+// deletes the sandbox, and Violations (and the clean-up that reports them)
+// answers from what it read.
+func TestConnect_ViolationsAreKeptAfterClose(t *testing.T) {
+	t.Parallel()
+	// The host stands for a running deployment: the request is the
+	// sandbox's to report, not the host's.
+	host := apistacktest.Start(t, apistacktest.Options{AllowInvalidRequests: true})
+	rec := &recorder{}
+	st := apistacktest.Connect(rec, host.AdminURL, host.SandboxCreatorToken())
+	require.NotNil(t, st)
+	ctx := context.Background()
+	token, err := st.PAM.Token(ctx)
+	require.NoError(t, err)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.PAMURL+"/v1/teams/"+st.Credentials.PAM.Team+"/groups?count=5000", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Eventually(t, func() bool { return len(st.Violations()) == 1 }, 10*time.Second, 10*time.Millisecond,
+		"the journal lists the request")
+
+	st.Close()
+	require.Len(t, st.Violations(), 1, "read before the sandbox went")
+	assert.Contains(t, st.Violations()[0].Error(), "query count")
+	rec.finish()
+	require.Len(t, rec.failures(), 1, "the clean-up reports the violation, and no error reading a deleted sandbox")
+	assert.Contains(t, rec.failures()[0], "query count")
+}

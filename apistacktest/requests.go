@@ -105,6 +105,12 @@ func (v RequestViolation) Error() string {
 
 // remoteViolations are the journal's requests with violations.
 func (st *Stack) remoteViolations() []error {
+	st.remote.mu.Lock()
+	closed, final := st.remote.closed, st.remote.final
+	st.remote.mu.Unlock()
+	if closed {
+		return append([]error(nil), final...)
+	}
 	all, err := st.RequestsErr(context.Background(), RequestFilter{})
 	if err != nil {
 		return []error{err}

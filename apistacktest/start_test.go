@@ -112,6 +112,33 @@ func BenchmarkStart(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(starts)), "cpu-ms/op")
 }
 
+// BenchmarkConnect measures Connect on a running stack (here one started in
+// this process, serving over loopback HTTP as `apistack serve` does): the
+// sandbox created, its clients signed in and its webhook log followed. It
+// reports the median connect (median-ms) and the process's CPU time per
+// connect and close (cpu-ms/op), the running stack's share included.
+func BenchmarkConnect(b *testing.B) {
+	host, err := apistacktest.New(apistacktest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Connect's own clean-ups (each sandbox's violations read) run
+	// before this one: the host stops last.
+	b.Cleanup(host.Close)
+	var connects []time.Duration
+	cpu0 := cpuTime()
+	for b.Loop() {
+		t0 := time.Now()
+		st := apistacktest.Connect(b, host.AdminURL, host.SandboxCreatorToken())
+		connects = append(connects, time.Since(t0))
+		st.Close()
+	}
+	cpu := cpuTime() - cpu0
+	slices.Sort(connects)
+	b.ReportMetric(float64(connects[len(connects)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(connects)), "cpu-ms/op")
+}
+
 // cpuTime is the CPU time the process used so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
