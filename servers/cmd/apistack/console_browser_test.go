@@ -61,20 +61,13 @@ type serveProcess struct {
 	out   *safebuf.Buffer
 }
 
-// startServeProcess builds apistack and runs `serve --demo` on free loopback
-// ports until the test ends.
+// startServeProcess runs the built apistack's `serve --demo` on free
+// loopback ports until the test ends.
 func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "apistack")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
-	args := []string{"serve", "--demo", "--data-dir", filepath.Join(dir, "data")}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
-	p := &serveProcess{cmd: exec.Command(bin, append(args, extra...)...), out: &safebuf.Buffer{}}
+	args := append([]string{"serve", "--demo"}, loopbackServeArgs(filepath.Join(dir, "data"), extra...)...)
+	p := &serveProcess{cmd: exec.Command(apistackBinary(t), args...), out: &safebuf.Buffer{}}
 	p.cmd.Stdout = p.out
 	stderr := &safebuf.Buffer{}
 	p.cmd.Stderr = stderr
@@ -170,6 +163,34 @@ func (w *pageWatch) take() []string {
 	return p
 }
 
+// openChromium starts headless Chromium for the test (closed when it ends)
+// with a pageWatch listening to it; screenshot writes the page as
+// shots/name.png and returns the image.
+func openChromium(t *testing.T, chromium, shots string) (ctx context.Context, watch *pageWatch, screenshot func(name string) []byte) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Headless, chromedp.DisableGPU,
+		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
+	t.Cleanup(cancelTimeout)
+	watch = &pageWatch{}
+	require.NoError(t, chromedp.Listen(ctx, watch.listen))
+	screenshot = func(name string) []byte {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
+		return png
+	}
+	return ctx, watch, screenshot
+}
+
 // TestBrowser_ConsoleAndDocsInChromium drives headless Chromium through the
 // console of a real `apistack serve --demo`: log in; watch a fax reach
 // delivered without a reload; watch a failing webhook receiver's failed
@@ -201,26 +222,7 @@ func TestBrowser_ConsoleAndDocsInChromium(t *testing.T) {
 	}))
 	defer receiver.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Headless, chromedp.DisableGPU,
-		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelTimeout()
-	watch := &pageWatch{}
-	require.NoError(t, chromedp.Listen(ctx, watch.listen))
-
-	screenshot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
-	}
+	ctx, watch, screenshot := openChromium(t, chromium, shots)
 	clean := func(page string) {
 		t.Helper()
 		assert.Empty(t, watch.take(), "what went wrong on %s", page)
