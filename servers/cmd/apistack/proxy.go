@@ -60,18 +60,8 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	forward := fs.Bool("forward", false, "be a forward HTTP proxy: each request goes to its own URL, its Host unchanged")
 	webhooks := fs.Bool("webhooks", false, "check fax webhook deliveries (specs/fax/webhooks.yaml) passed on to --upstream")
 	publicKey := fs.String("webhook-public-key", "", "the base64 Ed25519 public key webhook signatures are verified with")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), proxyUsage)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, "proxy", args); err != nil {
+	if err := parseCommandFlags(fs, proxyUsage, args); err != nil {
 		return err
-	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("proxy: unexpected argument %q (see apistack proxy -h)", fs.Arg(0))
 	}
 	cfg := harproxy.Config{Forward: *forward, BodyCap: int64(bodyCap), BodyMemory: int64(bodyMemory),
 		Logger: slog.New(slog.NewTextHandler(stderr, nil))}

@@ -97,18 +97,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	registerConnFlags(fs, &c.Conn)
 	c.APIs.RegisterFlags(fs)
 	registerDestinationFlags(fs, &c.Destinations)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, "serve", args); err != nil {
+	if err := parseCommandFlags(fs, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).\n", args); err != nil {
 		return c, err
-	}
-	if err := flagDefaults(fs); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	if err := c.Conn.validate(); err != nil {
 		return c, err
