@@ -395,26 +395,7 @@ func stalledAnswer(t *testing.T, tg bodyTarget, start string) answer {
 // the body, and reads the answer.
 func rawStalled(t *testing.T, req *http.Request, start string) answer {
 	t.Helper()
-	conn, err := net.Dial("tcp", req.URL.Host)
-	require.NoError(t, err)
-	defer conn.Close()
-	var head strings.Builder
-	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", req.Method, req.URL.RequestURI(), req.URL.Host, req.ContentLength)
-	for k, vs := range req.Header {
-		for _, v := range vs {
-			fmt.Fprintf(&head, "%s: %s\r\n", k, v)
-		}
-	}
-	head.WriteString("\r\n")
-	_, err = io.WriteString(conn, head.String()+start)
-	require.NoError(t, err)
-	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(body)}
+	return rawExchange(t, req, "length", start, false)
 }
 
 // signedStalledPut is a lifecycle PUT signed for a 4 KiB body, of which
@@ -492,11 +473,19 @@ func TestFaults_AJSONSyntaxErrorIs400InvalidRequest(t *testing.T) {
 }
 
 // rawFramed writes req's head and then body exactly as given, framed as
-// framing says ("chunked": Transfer-Encoding: chunked and body is the raw
-// chunked encoding; otherwise req.ContentLength is declared), closes the
+// chunked ("chunked") or by req's Content-Length ("length"), closes the
 // writing half of the connection (the body ends there), and reads the
 // answer.
 func rawFramed(t *testing.T, req *http.Request, framing, body string) answer {
+	t.Helper()
+	return rawExchange(t, req, framing, body, true)
+}
+
+// rawExchange writes req's head, framed as chunked ("chunked") or by req's
+// Content-Length ("length"), and then body exactly as given; with
+// closeWrite it closes the writing half of the connection. It reads the
+// answer.
+func rawExchange(t *testing.T, req *http.Request, framing, body string, closeWrite bool) answer {
 	t.Helper()
 	conn, err := net.Dial("tcp", req.URL.Host)
 	require.NoError(t, err)
@@ -516,7 +505,9 @@ func rawFramed(t *testing.T, req *http.Request, framing, body string) answer {
 	head.WriteString("\r\n")
 	_, err = io.WriteString(conn, head.String()+body)
 	require.NoError(t, err)
-	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	if closeWrite {
+		require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	}
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
 	require.NoError(t, err)
