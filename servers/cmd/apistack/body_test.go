@@ -446,12 +446,19 @@ func TestFaults_AStalledBodyIs408InTheAPIsErrorBodyOnEveryAPI(t *testing.T) {
 	}
 
 	// /metrics counts what was sent: 408s, no 499 or 500.
+	assertStatusesCounted(t, creds, "408", "499", "500", "401")
+}
+
+// assertStatusesCounted checks the stack's /metrics: every API answered
+// some requests with status, and none with any of the statuses in none.
+func assertStatusesCounted(t *testing.T, creds map[string]map[string]string, status string, none ...string) {
+	t.Helper()
 	f, err := telemetrytest.Scrape(context.Background(), http.DefaultClient, creds["admin"]["base_url"]+"/metrics", nil)
 	require.NoError(t, err)
 	for _, api := range []string{"pam", "fax", "restaurant", "admin", "storage"} {
-		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": "408"}), api)
-		for _, status := range []string{"499", "500", "401"} {
-			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), "%s %s", api, status)
+		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), api)
+		for _, other := range none {
+			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": other}), "%s %s", api, other)
 		}
 	}
 }
@@ -568,12 +575,5 @@ func TestFaults_ABodyMalformedOrCutShortIs400InTheAPIsErrorBodyOnEveryAPI(t *tes
 
 	// /metrics counts 400s: no 500, 503 or 401 for a body that did not
 	// arrive whole.
-	f, err := telemetrytest.Scrape(context.Background(), http.DefaultClient, creds["admin"]["base_url"]+"/metrics", nil)
-	require.NoError(t, err)
-	for _, api := range []string{"pam", "fax", "restaurant", "admin", "storage"} {
-		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": "400"}), api)
-		for _, status := range []string{"500", "503", "401"} {
-			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), "%s %s", api, status)
-		}
-	}
+	assertStatusesCounted(t, creds, "400", "500", "503", "401")
 }
