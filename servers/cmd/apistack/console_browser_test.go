@@ -163,11 +163,19 @@ func (w *pageWatch) take() []string {
 	return p
 }
 
-// openChromium starts headless Chromium for the test (closed when it ends)
-// with a pageWatch listening to it; screenshot writes the page as
-// shots/name.png and returns the image.
-func openChromium(t *testing.T, chromium, shots string) (ctx context.Context, watch *pageWatch, screenshot func(name string) []byte) {
+// startBrowserTest starts `apistack serve --demo` with the extra flags
+// (startServeProcess) and headless Chromium, both closed when the test
+// ends, with a pageWatch listening to the browser; screenshot writes the
+// page into artifactsDir as name.png and returns the image. Without
+// Chromium, or with -short, the test skips.
+func startBrowserTest(t *testing.T, extra ...string) (p *serveProcess, ctx context.Context, watch *pageWatch, screenshot func(name string) []byte) {
 	t.Helper()
+	chromium := chromiumPath(t)
+	if testing.Short() {
+		t.Skip("-short: the browser test starts apistack and Chromium")
+	}
+	shots := artifactsDir(t)
+	p = startServeProcess(t, extra...)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Headless, chromedp.DisableGPU,
 		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
 	if os.Geteuid() == 0 {
@@ -188,7 +196,7 @@ func openChromium(t *testing.T, chromium, shots string) (ctx context.Context, wa
 		require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
 		return png
 	}
-	return ctx, watch, screenshot
+	return p, ctx, watch, screenshot
 }
 
 // TestBrowser_ConsoleAndDocsInChromium drives headless Chromium through the
@@ -197,12 +205,7 @@ func openChromium(t *testing.T, chromium, shots string) (ctx context.Context, wa
 // attempt and its retry, then redeliver; open every console page and every
 // API's /docs/ page; no console error, no request to another origin.
 func TestBrowser_ConsoleAndDocsInChromium(t *testing.T) {
-	chromium := chromiumPath(t)
-	if testing.Short() {
-		t.Skip("-short: the browser test starts apistack and Chromium")
-	}
-	shots := artifactsDir(t)
-	p := startServeProcess(t, "--fax-step-interval", "400ms", "--fax-allow-private-destinations")
+	p, ctx, watch, screenshot := startBrowserTest(t, "--fax-step-interval", "400ms", "--fax-allow-private-destinations")
 	fc, ac := p.creds["fax"], p.creds["admin"]
 	consoleURL := ac["base_url"] + "/console/"
 	assert.Contains(t, p.out.String(), consoleURL, "the banner prints the console's URL")
@@ -222,7 +225,6 @@ func TestBrowser_ConsoleAndDocsInChromium(t *testing.T) {
 	}))
 	defer receiver.Close()
 
-	ctx, watch, screenshot := openChromium(t, chromium, shots)
 	clean := func(page string) {
 		t.Helper()
 		assert.Empty(t, watch.take(), "what went wrong on %s", page)

@@ -39,12 +39,7 @@ func consoleSandboxCall(t *testing.T, base, token, method, path, body string, ou
 // journal, shows each attempt's signed headers, redelivers an event, makes
 // a snapshot and forks it into a new sandbox.
 func TestBrowser_ConsoleSandboxesInChromium(t *testing.T) {
-	chromium := chromiumPath(t)
-	if testing.Short() {
-		t.Skip("-short: the browser test starts apistack and Chromium")
-	}
-	shots := artifactsDir(t)
-	p := startServeProcess(t, "--fax-step-interval", "100ms", "--fax-allow-private-destinations")
+	p, ctx, watch, screenshot := startBrowserTest(t, "--fax-step-interval", "100ms", "--fax-allow-private-destinations")
 	ac, sc := p.creds["admin"], p.creds["sandboxes"]
 	admin := ac["base_url"]
 
@@ -88,7 +83,6 @@ func TestBrowser_ConsoleSandboxesInChromium(t *testing.T) {
 		}
 	}
 
-	ctx, watch, screenshot := openChromium(t, chromium, shots)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	text := func(sel string) string {
 		t.Helper()
