@@ -142,8 +142,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // call parses the command's flags and arguments and makes its call,
 // returning the answer's status and body.
 func (c adminCmd) call(ctx context.Context, client adminapi.ClientInterface, args []string, stderr io.Writer) (int, []byte, error) {
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet(c.name, stderr)
 	call := c.run(fs)
 	hasFlags := false
 	fs.VisitAll(func(*flag.Flag) { hasFlags = true })

@@ -116,6 +116,20 @@ func flagDefaults(fs *flag.FlagSet) error {
 	return err
 }
 
+// newFlagSet is the flag set of a command (name), its errors and usage
+// written to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// credentialsFlag declares --credentials, the credentials file of the
+// implementation a command talks to.
+func credentialsFlag(fs *flag.FlagSet) *string {
+	return fs.String("credentials", "data/demo-credentials.json", "the credentials file (the shape of data/demo-credentials.json)")
+}
+
 // parseCommandFlags parses the flags of a command that takes no arguments
 // (fs is named after it): -h prints usage and then the flags; a flag not
 // given takes its APISTACK_* variable; an argument is refused with a

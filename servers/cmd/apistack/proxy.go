@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,8 +45,7 @@ flags:
 
 // proxyCommand is `apistack proxy`.
 func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("proxy", stderr)
 	api := fs.String("api", "", "the API the traffic is held to: pam, fax, storage or restaurant")
 	upstream := fs.String("upstream", "", "the real service's base URL (the receiver's, with --webhooks)")
 	addr := fs.String("addr", "127.0.0.1:9080", "the address the proxy listens on")
