@@ -43,6 +43,15 @@ func noFlags(call adminCall) func(*flag.FlagSet) adminCall {
 	return func(*flag.FlagSet) adminCall { return call }
 }
 
+// plainCall is the run of a command without flags that makes the admin
+// client's call op (a method expression of adminapi.ClientInterface) with
+// no parameters; the command's arguments are not used.
+func plainCall(op func(adminapi.ClientInterface, context.Context, ...adminapi.RequestEditorFn) (*http.Response, error)) func(*flag.FlagSet) adminCall {
+	return noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
+		return op(c, ctx)
+	})
+}
+
 // usage is the command's usage line.
 func (c adminCmd) usage() string {
 	return strings.TrimSpace("usage: " + c.name + " " + c.args)
@@ -133,8 +142,7 @@ func adminCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // call parses the command's flags and arguments and makes its call,
 // returning the answer's status and body.
 func (c adminCmd) call(ctx context.Context, client adminapi.ClientInterface, args []string, stderr io.Writer) (int, []byte, error) {
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet(c.name, stderr)
 	call := c.run(fs)
 	hasFlags := false
 	fs.VisitAll(func(*flag.Flag) { hasFlags = true })

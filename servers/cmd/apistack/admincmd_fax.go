@@ -68,11 +68,7 @@ var faxAdminCommands = []adminCmd{
 			}
 		}},
 	{name: "fax-webhook-key", help: "print the fax webhook public key (base64 Ed25519)", maxArgs: -1,
-		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
-			return c.GetFaxWebhookPublicKey(ctx)
-		})},
+		run: plainCall(adminapi.ClientInterface.GetFaxWebhookPublicKey)},
 	{name: "fax-webhook-stats", help: "count fax webhook events by fate", maxArgs: -1,
-		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
-			return c.GetFaxWebhookStats(ctx)
-		})},
+		run: plainCall(adminapi.ClientInterface.GetFaxWebhookStats)},
 }

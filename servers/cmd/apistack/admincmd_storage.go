@@ -24,9 +24,7 @@ var storageAdminCommands = []adminCmd{
 			}
 		}},
 	{name: "storage-list-buckets", help: "list the storage buckets",
-		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
-			return c.ListStorageBuckets(ctx)
-		})},
+		run: plainCall(adminapi.ClientInterface.ListStorageBuckets)},
 	{name: "storage-set-versioning", args: "BUCKET Enabled|Suspended", help: "enable or suspend a bucket's versioning", minArgs: 2, maxArgs: 2,
 		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
 			if a[1] != "Enabled" && a[1] != "Suspended" {
@@ -51,9 +49,7 @@ var storageAdminCommands = []adminCmd{
 			}
 		}},
 	{name: "storage-list-keys", help: "list the storage access keys",
-		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, _ []string) (*http.Response, error) {
-			return c.ListStorageKeys(ctx)
-		})},
+		run: plainCall(adminapi.ClientInterface.ListStorageKeys)},
 	{name: "storage-delete-key", args: "KEY_ID", help: "delete a storage access key", minArgs: 1, maxArgs: 1,
 		run: noFlags(func(ctx context.Context, c adminapi.ClientInterface, a []string) (*http.Response, error) {
 			return c.DeleteStorageKey(ctx, a[0])

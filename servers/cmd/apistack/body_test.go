@@ -395,26 +395,7 @@ func stalledAnswer(t *testing.T, tg bodyTarget, start string) answer {
 // the body, and reads the answer.
 func rawStalled(t *testing.T, req *http.Request, start string) answer {
 	t.Helper()
-	conn, err := net.Dial("tcp", req.URL.Host)
-	require.NoError(t, err)
-	defer conn.Close()
-	var head strings.Builder
-	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", req.Method, req.URL.RequestURI(), req.URL.Host, req.ContentLength)
-	for k, vs := range req.Header {
-		for _, v := range vs {
-			fmt.Fprintf(&head, "%s: %s\r\n", k, v)
-		}
-	}
-	head.WriteString("\r\n")
-	_, err = io.WriteString(conn, head.String()+start)
-	require.NoError(t, err)
-	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, body: string(body)}
+	return rawExchange(t, req, "length", start, false)
 }
 
 // signedStalledPut is a lifecycle PUT signed for a 4 KiB body, of which
@@ -465,12 +446,19 @@ func TestFaults_AStalledBodyIs408InTheAPIsErrorBodyOnEveryAPI(t *testing.T) {
 	}
 
 	// /metrics counts what was sent: 408s, no 499 or 500.
+	assertStatusesCounted(t, creds, "408", "499", "500", "401")
+}
+
+// assertStatusesCounted checks the stack's /metrics: every API answered
+// some requests with status, and none with any of the statuses in none.
+func assertStatusesCounted(t *testing.T, creds map[string]map[string]string, status string, none ...string) {
+	t.Helper()
 	f, err := telemetrytest.Scrape(context.Background(), http.DefaultClient, creds["admin"]["base_url"]+"/metrics", nil)
 	require.NoError(t, err)
 	for _, api := range []string{"pam", "fax", "restaurant", "admin", "storage"} {
-		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": "408"}), api)
-		for _, status := range []string{"499", "500", "401"} {
-			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), "%s %s", api, status)
+		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), api)
+		for _, other := range none {
+			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": other}), "%s %s", api, other)
 		}
 	}
 }
@@ -492,11 +480,19 @@ func TestFaults_AJSONSyntaxErrorIs400InvalidRequest(t *testing.T) {
 }
 
 // rawFramed writes req's head and then body exactly as given, framed as
-// framing says ("chunked": Transfer-Encoding: chunked and body is the raw
-// chunked encoding; otherwise req.ContentLength is declared), closes the
+// chunked ("chunked") or by req's Content-Length ("length"), closes the
 // writing half of the connection (the body ends there), and reads the
 // answer.
 func rawFramed(t *testing.T, req *http.Request, framing, body string) answer {
+	t.Helper()
+	return rawExchange(t, req, framing, body, true)
+}
+
+// rawExchange writes req's head, framed as chunked ("chunked") or by req's
+// Content-Length ("length"), and then body exactly as given; with
+// closeWrite it closes the writing half of the connection. It reads the
+// answer.
+func rawExchange(t *testing.T, req *http.Request, framing, body string, closeWrite bool) answer {
 	t.Helper()
 	conn, err := net.Dial("tcp", req.URL.Host)
 	require.NoError(t, err)
@@ -516,7 +512,9 @@ func rawFramed(t *testing.T, req *http.Request, framing, body string) answer {
 	head.WriteString("\r\n")
 	_, err = io.WriteString(conn, head.String()+body)
 	require.NoError(t, err)
-	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	if closeWrite {
+		require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	}
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
 	require.NoError(t, err)
@@ -577,12 +575,5 @@ func TestFaults_ABodyMalformedOrCutShortIs400InTheAPIsErrorBodyOnEveryAPI(t *tes
 
 	// /metrics counts 400s: no 500, 503 or 401 for a body that did not
 	// arrive whole.
-	f, err := telemetrytest.Scrape(context.Background(), http.DefaultClient, creds["admin"]["base_url"]+"/metrics", nil)
-	require.NoError(t, err)
-	for _, api := range []string{"pam", "fax", "restaurant", "admin", "storage"} {
-		assert.Positive(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": "400"}), api)
-		for _, status := range []string{"500", "503", "401"} {
-			assert.Zero(t, f.Value("apistack_http_requests_total", map[string]string{"api": api, "status": status}), "%s %s", api, status)
-		}
-	}
+	assertStatusesCounted(t, creds, "400", "500", "503", "401")
 }

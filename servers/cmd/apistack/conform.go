@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -43,10 +42,9 @@ func (c *checksFailed) Error() string { return "conformance checks failed: " + c
 
 // conformCommand is `apistack conform`.
 func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("conform", stderr)
 	api := fs.String("api", "", "the API to check: pam, fax, storage or restaurant")
-	credentials := fs.String("credentials", "data/demo-credentials.json", "the credentials file (the shape of data/demo-credentials.json)")
+	credentials := credentialsFlag(fs)
 	baseURL := fs.String("base-url", "", "the implementation's base URL, replacing the credentials section's")
 	timeout := fs.Duration("timeout", time.Minute, "the longest one check may take, waits for a fax's outcome and its webhooks included")
 	format := fs.String("format", "table", "output: table or json")

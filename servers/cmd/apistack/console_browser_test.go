@@ -61,20 +61,13 @@ type serveProcess struct {
 	out   *safebuf.Buffer
 }
 
-// startServeProcess builds apistack and runs `serve --demo` on free loopback
-// ports until the test ends.
+// startServeProcess runs the built apistack's `serve --demo` on free
+// loopback ports until the test ends.
 func startServeProcess(t *testing.T, extra ...string) *serveProcess {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "apistack")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
-	args := []string{"serve", "--demo", "--data-dir", filepath.Join(dir, "data")}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
-	p := &serveProcess{cmd: exec.Command(bin, append(args, extra...)...), out: &safebuf.Buffer{}}
+	args := append([]string{"serve", "--demo"}, loopbackServeArgs(filepath.Join(dir, "data"), extra...)...)
+	p := &serveProcess{cmd: exec.Command(apistackBinary(t), args...), out: &safebuf.Buffer{}}
 	p.cmd.Stdout = p.out
 	stderr := &safebuf.Buffer{}
 	p.cmd.Stderr = stderr
@@ -170,18 +163,49 @@ func (w *pageWatch) take() []string {
 	return p
 }
 
+// startBrowserTest starts `apistack serve --demo` with the extra flags
+// (startServeProcess) and headless Chromium, both closed when the test
+// ends, with a pageWatch listening to the browser; screenshot writes the
+// page into artifactsDir as name.png and returns the image. Without
+// Chromium, or with -short, the test skips.
+func startBrowserTest(t *testing.T, extra ...string) (p *serveProcess, ctx context.Context, watch *pageWatch, screenshot func(name string) []byte) {
+	t.Helper()
+	chromium := chromiumPath(t)
+	if testing.Short() {
+		t.Skip("-short: the browser test starts apistack and Chromium")
+	}
+	shots := artifactsDir(t)
+	p = startServeProcess(t, extra...)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Headless, chromedp.DisableGPU,
+		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
+	t.Cleanup(cancelTimeout)
+	watch = &pageWatch{}
+	require.NoError(t, chromedp.Listen(ctx, watch.listen))
+	screenshot = func(name string) []byte {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
+		return png
+	}
+	return p, ctx, watch, screenshot
+}
+
 // TestBrowser_ConsoleAndDocsInChromium drives headless Chromium through the
 // console of a real `apistack serve --demo`: log in; watch a fax reach
 // delivered without a reload; watch a failing webhook receiver's failed
 // attempt and its retry, then redeliver; open every console page and every
 // API's /docs/ page; no console error, no request to another origin.
 func TestBrowser_ConsoleAndDocsInChromium(t *testing.T) {
-	chromium := chromiumPath(t)
-	if testing.Short() {
-		t.Skip("-short: the browser test starts apistack and Chromium")
-	}
-	shots := artifactsDir(t)
-	p := startServeProcess(t, "--fax-step-interval", "400ms", "--fax-allow-private-destinations")
+	p, ctx, watch, screenshot := startBrowserTest(t, "--fax-step-interval", "400ms", "--fax-allow-private-destinations")
 	fc, ac := p.creds["fax"], p.creds["admin"]
 	consoleURL := ac["base_url"] + "/console/"
 	assert.Contains(t, p.out.String(), consoleURL, "the banner prints the console's URL")
@@ -201,26 +225,6 @@ func TestBrowser_ConsoleAndDocsInChromium(t *testing.T) {
 	}))
 	defer receiver.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Headless, chromedp.DisableGPU,
-		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelTimeout()
-	watch := &pageWatch{}
-	require.NoError(t, chromedp.Listen(ctx, watch.listen))
-
-	screenshot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
-	}
 	clean := func(page string) {
 		t.Helper()
 		assert.Empty(t, watch.take(), "what went wrong on %s", page)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -41,12 +39,7 @@ func consoleSandboxCall(t *testing.T, base, token, method, path, body string, ou
 // journal, shows each attempt's signed headers, redelivers an event, makes
 // a snapshot and forks it into a new sandbox.
 func TestBrowser_ConsoleSandboxesInChromium(t *testing.T) {
-	chromium := chromiumPath(t)
-	if testing.Short() {
-		t.Skip("-short: the browser test starts apistack and Chromium")
-	}
-	shots := artifactsDir(t)
-	p := startServeProcess(t, "--fax-step-interval", "100ms", "--fax-allow-private-destinations")
+	p, ctx, watch, screenshot := startBrowserTest(t, "--fax-step-interval", "100ms", "--fax-allow-private-destinations")
 	ac, sc := p.creds["admin"], p.creds["sandboxes"]
 	admin := ac["base_url"]
 
@@ -90,32 +83,12 @@ func TestBrowser_ConsoleSandboxesInChromium(t *testing.T) {
 		}
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Headless, chromedp.DisableGPU,
-		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelTimeout()
-	watch := &pageWatch{}
-	require.NoError(t, chromedp.Listen(ctx, watch.listen))
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	text := func(sel string) string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Text(css(sel)))
 		require.NoError(t, err, sel)
 		return s
-	}
-	screenshot := func(name string) []byte {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644))
-		return png
 	}
 	consoleURL := admin + "/console/"
 	require.NoError(t, chromedp.Do(ctx,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,8 +26,7 @@ The sections are pam, fax, storage, restaurant, admin and sandboxes.
 // file, with a newline, and nothing else: the second and later starts of
 // `serve --demo` print banner lines that read their secrets through it.
 func credsCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("creds", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("creds", stderr)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), credsUsage); fs.PrintDefaults() }
 	dataDir := fs.String("data-dir", "data", "directory of demo-credentials.json (APISTACK_DATA_DIR)")
 	if err := parseFlags(fs, "creds", args); err != nil {

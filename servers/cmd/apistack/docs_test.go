@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 }
 
 // apistackBinary builds apistack once per test binary and returns its path.
-func apistackBinary(t *testing.T) string {
+func apistackBinary(t testing.TB) string {
 	t.Helper()
 	shared.buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "apistack-bin-")
@@ -93,10 +93,7 @@ func startSharedDemo(bin string) error {
 	if err := os.Symlink(bin, filepath.Join(dir, "bin", "apistack")); err != nil {
 		return err
 	}
-	args := []string{"serve", "--demo", "--data-dir", "data"}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
+	args := append([]string{"serve", "--demo"}, loopbackServeArgs("data")...)
 	shared.out = &safebuf.Buffer{}
 	shared.cmd = exec.Command(filepath.Join(dir, "bin", "apistack"), args...)
 	shared.cmd.Dir = dir
@@ -201,10 +198,7 @@ func TestServeDemo_SecondStartBannerLinesWorkWhenPasted(t *testing.T) {
 	bin := apistackBinary(t)
 	dir := t.TempDir()
 	start := func() (*testkit.Process, *safebuf.Buffer) {
-		args := []string{"serve", "--demo", "--data-dir", "data"}
-		for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-			args = append(args, f, "127.0.0.1:0")
-		}
+		args := append([]string{"serve", "--demo"}, loopbackServeArgs("data")...)
 		out := &safebuf.Buffer{}
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir

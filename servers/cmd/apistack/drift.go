@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -33,24 +32,13 @@ flags:
 
 // driftCommand is `apistack drift`.
 func driftCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("drift", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("drift", stderr)
 	api := fs.String("api", "", "the API recorded: pam, fax, storage or restaurant")
 	harFile := fs.String("har", "", "the HAR file whose requests are replayed")
 	target := fs.String("target", "", "the stand-in's base URL (the credentials section's when empty)")
-	credentials := fs.String("credentials", "data/demo-credentials.json", "the credentials file (the shape of data/demo-credentials.json)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), driftUsage)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, "drift", args); err != nil {
+	credentials := credentialsFlag(fs)
+	if err := parseCommandFlags(fs, driftUsage, args); err != nil {
 		return err
-	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("drift: unexpected argument %q (see apistack drift -h)", fs.Arg(0))
 	}
 	which, err := conform.ParseAPI(*api)
 	if err != nil {

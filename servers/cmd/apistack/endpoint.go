@@ -110,8 +110,7 @@ type endpointCommand struct {
 // the base URL, the token, and the subcommand with its arguments (rest).
 // fs's Usage prints the command's usage.
 func (c endpointCommand) parse(args []string, stderr io.Writer) (fs *flag.FlagSet, url, token string, rest []string, err error) {
-	fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs = newFlagSet(c.name, stderr)
 	ep := bindEndpoint(fs, c.name, c.urlHelp, c.tokenHelp)
 	fs.Usage = func() { fmt.Fprint(stderr, c.usage); fs.PrintDefaults() }
 	if err := parseFlags(fs, c.name, args); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,11 +22,7 @@ func TestFixturesGuide(t *testing.T) {
 	dir := t.TempDir()
 	_, _, stop := startServe(t, filepath.Join(dir, "data"))
 	t.Cleanup(func() { assert.NoError(t, stop()) })
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "apistack"), ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
-	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	path := "PATH=" + filepath.Dir(apistackBinary(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
 	// Each call names its file and block literally: that is how the guides'
 	// lint (internal/docblocks) finds the blocks a test runs.
 	docblocks.Run(t, "docs/fixtures.md", "fixtures-write", dir, path)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -49,8 +48,7 @@ type listenOptions struct {
 }
 
 func listenCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("listen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("listen", stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, listenUsage); fs.PrintDefaults() }
 	var o listenOptions
 	fs.StringVar(&o.sandbox, "sandbox", "", "the sandbox whose webhooks to forward (sbx-…)")

@@ -66,23 +66,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
 	}
+	if command, ok := commands[args[0]]; ok {
+		return command(ctx, args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "serve":
-		return serve(ctx, args[1:], stdout, stderr)
-	case "admin":
-		return adminCommand(ctx, args[1:], stdout, stderr)
-	case "sandbox":
-		return sandboxCommand(ctx, args[1:], stdout, stderr)
-	case "conform":
-		return conformCommand(ctx, args[1:], stdout, stderr)
-	case "listen":
-		return listenCommand(ctx, args[1:], stdout, stderr)
-	case "creds":
-		return credsCommand(ctx, args[1:], stdout, stderr)
-	case "proxy":
-		return proxyCommand(ctx, args[1:], stdout, stderr)
-	case "drift":
-		return driftCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -90,6 +77,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", args[0])
 	}
+}
+
+// commands are apistack's commands by name; each is given the arguments
+// that follow its name.
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"serve":   serve,
+	"admin":   adminCommand,
+	"sandbox": sandboxCommand,
+	"conform": conformCommand,
+	"listen":  listenCommand,
+	"creds":   credsCommand,
+	"proxy":   proxyCommand,
+	"drift":   driftCommand,
 }
 
 // envName is the environment variable of a flag: --pam-addr -> APISTACK_PAM_ADDR.
@@ -114,6 +114,41 @@ func flagDefaults(fs *flag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// newFlagSet is the flag set of a command (name), its errors and usage
+// written to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// credentialsFlag declares --credentials, the credentials file of the
+// implementation a command talks to.
+func credentialsFlag(fs *flag.FlagSet) *string {
+	return fs.String("credentials", "data/demo-credentials.json", "the credentials file (the shape of data/demo-credentials.json)")
+}
+
+// parseCommandFlags parses the flags of a command that takes no arguments
+// (fs is named after it): -h prints usage and then the flags; a flag not
+// given takes its APISTACK_* variable; an argument is refused with a
+// pointer to -h.
+func parseCommandFlags(fs *flag.FlagSet, usage string, args []string) error {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, fs.Name(), args); err != nil {
+		return err
+	}
+	if err := flagDefaults(fs); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (see apistack %[1]s -h)", fs.Name(), fs.Arg(0))
+	}
+	return nil
 }
 
 // parseFlags parses args into fs. A bad flag or value is one line, the

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,8 +45,7 @@ flags:
 
 // proxyCommand is `apistack proxy`.
 func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("proxy", stderr)
 	api := fs.String("api", "", "the API the traffic is held to: pam, fax, storage or restaurant")
 	upstream := fs.String("upstream", "", "the real service's base URL (the receiver's, with --webhooks)")
 	addr := fs.String("addr", "127.0.0.1:9080", "the address the proxy listens on")
@@ -60,18 +58,8 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	forward := fs.Bool("forward", false, "be a forward HTTP proxy: each request goes to its own URL, its Host unchanged")
 	webhooks := fs.Bool("webhooks", false, "check fax webhook deliveries (specs/fax/webhooks.yaml) passed on to --upstream")
 	publicKey := fs.String("webhook-public-key", "", "the base64 Ed25519 public key webhook signatures are verified with")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), proxyUsage)
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, "proxy", args); err != nil {
+	if err := parseCommandFlags(fs, proxyUsage, args); err != nil {
 		return err
-	}
-	if err := flagDefaults(fs); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("proxy: unexpected argument %q (see apistack proxy -h)", fs.Arg(0))
 	}
 	cfg := harproxy.Config{Forward: *forward, BodyCap: int64(bodyCap), BodyMemory: int64(bodyMemory),
 		Logger: slog.New(slog.NewTextHandler(stderr, nil))}

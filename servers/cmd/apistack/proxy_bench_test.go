@@ -272,10 +272,7 @@ func procStatusKiB(pid int, field string) (int, error) {
 // them all. Run it with -benchtime=1x.
 func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "apistack")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(b, build.Run())
+	bin := apistackBinary(b)
 	body := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)

@@ -24,16 +24,6 @@ import (
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
-// buildApistack builds the apistack binary into dir.
-func buildApistack(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "apistack")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
-	return bin
-}
-
 // proxyProcess is `apistack proxy` run as a process of its own.
 type proxyProcess struct {
 	*testkit.Process
@@ -101,7 +91,7 @@ func exitCode(t *testing.T, err error) int {
 // that drifts and exits 1.
 func TestProxyProcess_SignalsLeaveAReadableHARAndDriftNamesEachField(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildApistack(t, dir)
+	bin := apistackBinary(t)
 	upstream := httptest.NewServer(&harproxytest.DeviatingPAM{})
 	t.Cleanup(upstream.Close)
 
@@ -114,12 +104,7 @@ func TestProxyProcess_SignalsLeaveAReadableHARAndDriftNamesEachField(t *testing.
 		assert.Equal(t, 1, exitCode(t, p.Err()), "--fail-on-violation")
 		assert.Contains(t, p.out.String(), "5 exchanges, 5 violations")
 		assert.Regexp(t, `ListGroups\s+1\s+3`, p.out.String())
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		hartest.RequireValid(t, data)
-		log, err := har.ReadFile(path)
-		require.NoError(t, err)
-		assert.False(t, log.Truncated)
+		log := hartest.ReadFile(t, path)
 		assert.Len(t, log.Entries, len(harproxytest.Calls))
 	})
 

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -67,18 +66,6 @@ func (p *runningProxy) stop(t *testing.T) (string, error) {
 	}
 }
 
-// readHAR reads a closed recording, checked against HAR 1.2.
-func readHAR(t *testing.T, path string) *har.Log {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	hartest.RequireValid(t, data)
-	log, err := har.ReadFile(path)
-	require.NoError(t, err)
-	require.False(t, log.Truncated)
-	return log
-}
-
 // requireConforming fails unless every entry names its operation and
 // keeps to the spec.
 func requireConforming(t *testing.T, log *har.Log, atLeast int) {
@@ -136,7 +123,7 @@ func TestProxy_EachAPIThroughTheProxyThenDriftFindsNone(t *testing.T) {
 		out, err := p.stop(t)
 		require.NoError(t, err)
 		assert.Contains(t, out, "CreateGroup")
-		log := readHAR(t, path)
+		log := hartest.ReadFile(t, path)
 		requireConforming(t, log, 5)
 		drift(t, "pam", path)
 	})
@@ -159,7 +146,7 @@ func TestProxy_EachAPIThroughTheProxyThenDriftFindsNone(t *testing.T) {
 		require.NotZero(t, n)
 		_, err = p.stop(t)
 		require.NoError(t, err)
-		requireConforming(t, readHAR(t, path), 3)
+		requireConforming(t, hartest.ReadFile(t, path), 3)
 		drift(t, "restaurant", path)
 	})
 
@@ -181,7 +168,7 @@ func TestProxy_EachAPIThroughTheProxyThenDriftFindsNone(t *testing.T) {
 		require.Len(t, got.Rules, 1)
 		_, err = p.stop(t)
 		require.NoError(t, err)
-		log := readHAR(t, path)
+		log := hartest.ReadFile(t, path)
 		requireConforming(t, log, 2)
 		for _, e := range log.Entries {
 			assert.True(t, strings.HasPrefix(e.Request.URL, sc["endpoint"]), "recorded with the storage host: %s", e.Request.URL)
@@ -227,7 +214,7 @@ func TestProxy_EachAPIThroughTheProxyThenDriftFindsNone(t *testing.T) {
 		require.NoError(t, err)
 		_, err = p.stop(t)
 		require.NoError(t, err)
-		requireConforming(t, readHAR(t, path), 2)
+		requireConforming(t, hartest.ReadFile(t, path), 2)
 
 		// A forged delivery passes on too, its signature found wrong.
 		resp, err := http.Post(hooks.URL+"/webhooks", "application/json", strings.NewReader(`{"data":{}}`))
@@ -235,7 +222,7 @@ func TestProxy_EachAPIThroughTheProxyThenDriftFindsNone(t *testing.T) {
 		resp.Body.Close()
 		_, err = hooks.stop(t)
 		require.NoError(t, err)
-		log := readHAR(t, hooksPath)
+		log := hartest.ReadFile(t, hooksPath)
 		require.GreaterOrEqual(t, len(log.Entries), 4)
 		var forged har.Entry
 		var delivered []har.Entry

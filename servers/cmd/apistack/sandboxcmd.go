@@ -77,8 +77,7 @@ func sandboxCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // sandboxCall parses one command's flags and arguments and makes its call.
 func sandboxCall(ctx context.Context, client *sandboxapi.Client, name string, args []string, stderr io.Writer) (*http.Response, error) {
-	fs := flag.NewFlagSet("sandbox "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sandbox "+name, stderr)
 	oneID := func() (string, error) {
 		if err := parseArgs(fs, args, 1, "usage: apistack sandbox "+name+" ID"); err != nil {
 			return "", err
@@ -161,8 +160,7 @@ func sandboxSnapshotCall(ctx context.Context, client *sandboxapi.Client, args []
 	if len(args) == 0 {
 		return nil, errors.New(usage)
 	}
-	fs := flag.NewFlagSet("sandbox snapshot "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sandbox snapshot "+args[0], stderr)
 	switch args[0] {
 	case "create":
 		ttl := fs.String("ttl", "", "how long the snapshot lives, e.g. 2h (default 24h)")
@@ -272,8 +270,7 @@ func sandboxFaultsCall(ctx context.Context, client *sandboxapi.Client, args []st
 		fmt.Fprint(stderr, sandboxFaultsUsage)
 		return nil, errors.New("no faults command given (add, list, clear)")
 	}
-	fs := flag.NewFlagSet("sandbox faults "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sandbox faults "+args[0], stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, sandboxFaultsUsage); fs.PrintDefaults() }
 	switch args[0] {
 	case "add":

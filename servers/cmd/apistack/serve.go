@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -65,8 +64,7 @@ type serveConfig struct {
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	var c serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stderr)
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory of the SQLite databases and demo-credentials.json")
 	fs.StringVar(&c.Database, "database", "", "PostgreSQL URL (postgres://user:pass@host:5432/db) shared by every replica; each API keeps its tables in its own schema (default: SQLite files in --data-dir). Requires a master key and an admin token")
 	fs.IntVar(&c.DatabaseMaxConns, "database-max-conns", 0, "with --database, the most PostgreSQL connections each API of this replica keeps (default: twice the CPUs, 4 to 8; the statement cache is tuned in the URL: statement_cache_capacity, default_query_exec_mode)")
@@ -97,18 +95,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	registerConnFlags(fs, &c.Conn)
 	c.APIs.RegisterFlags(fs)
 	registerDestinationFlags(fs, &c.Destinations)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, "serve", args); err != nil {
+	if err := parseCommandFlags(fs, "usage: apistack serve [flags]\n\nEvery flag is also read from APISTACK_<FLAG> (e.g. APISTACK_PAM_ADDR).\n", args); err != nil {
 		return c, err
-	}
-	if err := flagDefaults(fs); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	if err := c.Conn.validate(); err != nil {
 		return c, err

@@ -30,6 +30,16 @@ import (
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
+// loopbackServeArgs returns serve's arguments for the data directory
+// dataDir with every API on a free loopback port, followed by extra.
+func loopbackServeArgs(dataDir string, extra ...string) []string {
+	args := []string{"--data-dir", dataDir}
+	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
+		args = append(args, f, "127.0.0.1:0")
+	}
+	return append(args, extra...)
+}
+
 // startServe runs `apistack serve --demo` on free loopback ports until the
 // returned stop is called, and returns the credentials file it wrote.
 // Extra arguments follow the test's own (a flag given twice takes its last
@@ -38,11 +48,7 @@ func startServe(t *testing.T, dataDir string, extra ...string) (creds map[string
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &safebuf.Buffer{}, &safebuf.Buffer{}
-	args := []string{"--demo", "--data-dir", dataDir}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
-	args = append(knownFlags(args), extra...)
+	args := append(knownFlags(append([]string{"--demo"}, loopbackServeArgs(dataDir)...)), extra...)
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, args, stdout, stderr) }()
 
@@ -272,10 +278,7 @@ func TestServe_PrintsTheAdminTokenOnlyWhenGenerated(t *testing.T) {
 	}{{"generated", ""}, {"given", "adm_given_by_operator"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("APISTACK_ADMIN_TOKEN", tc.token)
-			args := []string{"--data-dir", t.TempDir()}
-			for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-				args = append(args, f, "127.0.0.1:0")
-			}
+			args := loopbackServeArgs(t.TempDir())
 			ctx, cancel := context.WithCancel(context.Background())
 			stdout := &safebuf.Buffer{}
 			done := make(chan error, 1)
@@ -312,10 +315,7 @@ func TestServe_ADatabaseErrorAtStartHasOnePrefixAndComesBeforeAnyListeningLine(t
 	keyFile := filepath.Join(t.TempDir(), "master.key")
 	require.NoError(t, os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))), 0o600))
 	t.Setenv("APISTACK_ADMIN_TOKEN", "a-token-long-enough-for-the-admin-api-0123456789")
-	args := []string{"--database", "postgres://127.0.0.1:1/x?connect_timeout=2", "--master-key-file", keyFile, "--data-dir", t.TempDir()}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
+	args := loopbackServeArgs(t.TempDir(), "--database", "postgres://127.0.0.1:1/x?connect_timeout=2", "--master-key-file", keyFile)
 	var stdout, stderr safebuf.Buffer
 	err := serve(context.Background(), args, &stdout, &stderr)
 	require.Error(t, err)
@@ -393,21 +393,25 @@ func TestServe_APortRefusesConnectionsUntilTheStackIsReady(t *testing.T) {
 	t.Logf("refused %d, answered %d", refused.Load(), answered.Load())
 }
 
+// emptyDatabase replaces the SQLite database at path (and its -wal and -shm
+// files) with an empty file, as a lost or truncated database looks.
+func emptyDatabase(t *testing.T, path string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(path + suffix)
+	}
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+}
+
 func TestServe_RefusesAnEmptyFaxDatabaseWhoseKeyExists(t *testing.T) {
 	dataDir := t.TempDir()
 	creds, _, stop := startServe(t, dataDir)
 	require.NotEmpty(t, creds["fax"])
 	require.NoError(t, stop())
 	faxDB := filepath.Join(dataDir, "fax.db")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		_ = os.Remove(faxDB + suffix)
-	}
-	require.NoError(t, os.WriteFile(faxDB, nil, 0o600))
+	emptyDatabase(t, faxDB)
 
-	args := []string{"--data-dir", dataDir}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
+	args := loopbackServeArgs(dataDir)
 	var stdout, stderr safebuf.Buffer
 	err := serve(context.Background(), args, &stdout, &stderr)
 	require.Error(t, err)
@@ -427,15 +431,9 @@ func TestServe_RefusesAnEmptyDatabaseWithoutAKeyWhenTheStackRanThere(t *testing.
 			before, err := os.ReadFile(credsFile)
 			require.NoError(t, err)
 			db := filepath.Join(dataDir, api+".db")
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				_ = os.Remove(db + suffix)
-			}
-			require.NoError(t, os.WriteFile(db, nil, 0o600))
+			emptyDatabase(t, db)
 
-			args := []string{"--data-dir", dataDir}
-			for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-				args = append(args, f, "127.0.0.1:0")
-			}
+			args := loopbackServeArgs(dataDir)
 			// A stack that started anyway is stopped after a while, so the
 			// test fails rather than waits.
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -466,10 +464,7 @@ func TestServe_ARestartWithoutDemoKeepsTheAdminTokenOfTheCredentialsFile(t *test
 	require.NotEmpty(t, token)
 	require.NoError(t, stop())
 
-	args := []string{"--data-dir", dataDir}
-	for _, f := range []string{"--pam-addr", "--fax-addr", "--storage-addr", "--restaurant-addr", "--admin-addr"} {
-		args = append(args, f, "127.0.0.1:0")
-	}
+	args := loopbackServeArgs(dataDir)
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &safebuf.Buffer{}, &safebuf.Buffer{}
 	done := make(chan error, 1)

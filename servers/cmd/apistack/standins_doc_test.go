@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/internal/docblocks"
-	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/internal/har/hartest"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
@@ -21,7 +19,7 @@ import (
 func TestStandInsGuide_RecordCheckAndDiffRun(t *testing.T) {
 	testkit.Tools(t, "bash", "curl", "jq")
 	dir := t.TempDir()
-	bin := buildApistack(t, t.TempDir())
+	bin := apistackBinary(t)
 	_, _, stop := startServe(t, filepath.Join(dir, "data"))
 	t.Cleanup(func() { assert.NoError(t, stop()) })
 	env := []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "PROXY_ADDR=" + freeAddrs(t, 1)[0]}
@@ -29,13 +27,8 @@ func TestStandInsGuide_RecordCheckAndDiffRun(t *testing.T) {
 	out := docblocks.Run(t, "docs/stand-ins.md", "standins-record", dir, env...)
 	assert.Contains(t, out, `"exchanges":4,"violations":0`)
 	assert.Contains(t, out, "4 exchanges, 0 violations")
-	data, err := os.ReadFile(filepath.Join(dir, "pam.har"))
-	require.NoError(t, err)
-	hartest.RequireValid(t, data)
-	log, err := har.ReadFile(filepath.Join(dir, "pam.har"))
-	require.NoError(t, err)
 	var ops []string
-	for _, e := range log.Entries {
+	for _, e := range hartest.ReadFile(t, filepath.Join(dir, "pam.har")).Entries {
 		ops = append(ops, e.Operation)
 	}
 	assert.ElementsMatch(t, []string{"IssueServiceToken", "ListGroups", "CreateGroup", "DeleteGroup"}, ops)

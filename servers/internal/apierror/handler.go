@@ -144,21 +144,23 @@ func (fn FailureNames[N]) Of(k validation.Kind) (int, N) {
 	if fn.InvalidStatus != 0 {
 		status = fn.InvalidStatus
 	}
-	switch k {
-	case validation.KindUnauthenticated:
-		status, name = http.StatusUnauthorized, fn.Unauthenticated
-	case validation.KindUnsupportedMediaType:
-		status, name = http.StatusUnsupportedMediaType, fn.UnsupportedMediaType
-	case validation.KindNotFound:
-		status, name = http.StatusNotFound, fn.NotFound
-	case validation.KindMethodNotAllowed:
-		status, name = http.StatusMethodNotAllowed, fn.MethodNotAllowed
-	case validation.KindTooLarge:
-		status, name = http.StatusRequestEntityTooLarge, fn.TooLarge
-	case validation.KindTimeout:
-		status, name = http.StatusRequestTimeout, fn.Timeout
-	case validation.KindMalformed:
-		status, name = http.StatusBadRequest, fn.Invalid
+	for _, f := range [...]struct {
+		kind   validation.Kind
+		status int
+		name   N
+	}{
+		{validation.KindUnauthenticated, http.StatusUnauthorized, fn.Unauthenticated},
+		{validation.KindUnsupportedMediaType, http.StatusUnsupportedMediaType, fn.UnsupportedMediaType},
+		{validation.KindNotFound, http.StatusNotFound, fn.NotFound},
+		{validation.KindMethodNotAllowed, http.StatusMethodNotAllowed, fn.MethodNotAllowed},
+		{validation.KindTooLarge, http.StatusRequestEntityTooLarge, fn.TooLarge},
+		{validation.KindTimeout, http.StatusRequestTimeout, fn.Timeout},
+		{validation.KindMalformed, http.StatusBadRequest, fn.Invalid},
+	} {
+		if f.kind == k {
+			status, name = f.status, f.name
+			break
+		}
 	}
 	var zero N
 	if name == zero {

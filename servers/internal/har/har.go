@@ -17,6 +17,7 @@ package har
 
 import (
 	"encoding/base64"
+	"iter"
 	"net/http"
 	"net/url"
 	"slices"
@@ -224,22 +225,14 @@ func RedactURL(u *url.URL) *url.URL {
 func encodeQuery(raw string, q url.Values) string {
 	var b strings.Builder
 	seen := map[string]int{}
-	for _, part := range strings.Split(raw, "&") {
-		if part == "" {
-			continue
-		}
-		key, _, _ := strings.Cut(part, "=")
-		name, err := url.QueryUnescape(key)
-		if err != nil {
-			name = key
-		}
-		values := q[name]
-		i := seen[name]
-		seen[name]++
+	for p := range queryParts(raw) {
+		values := q[p.name]
+		i := seen[p.name]
+		seen[p.name]++
 		if b.Len() > 0 {
 			b.WriteByte('&')
 		}
-		b.WriteString(key)
+		b.WriteString(p.rawName)
 		if i < len(values) {
 			b.WriteByte('=')
 			b.WriteString(url.QueryEscape(values[i]))
@@ -251,22 +244,38 @@ func encodeQuery(raw string, q url.Values) string {
 // QueryString lists u's query parameters in order.
 func QueryString(u *url.URL) []NameValue {
 	out := []NameValue{}
-	for _, part := range strings.Split(u.RawQuery, "&") {
-		if part == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(part, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		value, err := url.QueryUnescape(v)
-		if err != nil {
-			value = v
-		}
-		out = append(out, NameValue{Name: name, Value: value})
+	for p := range queryParts(u.RawQuery) {
+		out = append(out, NameValue{Name: p.name, Value: queryUnescape(p.rawValue)})
 	}
 	return out
+}
+
+// queryPart is one parameter of a raw query: its name as written and
+// unescaped, and its value as written.
+type queryPart struct{ rawName, name, rawValue string }
+
+// queryParts yields raw's parameters in order, leaving out empty ones.
+func queryParts(raw string) iter.Seq[queryPart] {
+	return func(yield func(queryPart) bool) {
+		for _, part := range strings.Split(raw, "&") {
+			if part == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(part, "=")
+			if !yield(queryPart{rawName: k, name: queryUnescape(k), rawValue: v}) {
+				return
+			}
+		}
+	}
+}
+
+// queryUnescape is s unescaped as a query component, or s itself where it
+// does not unescape.
+func queryUnescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // RedactBody is a body with its secret JSON fields redacted, as the

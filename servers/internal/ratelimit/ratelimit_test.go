@@ -125,52 +125,41 @@ func TestLimiter_ConcurrentTakesAllowExactlyTheLimit(t *testing.T) {
 // first spends a request for each take and the second only for those the
 // first allowed.
 func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *testing.T) {
-	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
-		t.Run(string(backend), func(t *testing.T) {
-			replicas := twoReplicas(t, backend)
-			ctx := context.Background()
-			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			limiters := [2]*Limiter{New("one", 20, time.Hour, clk, replicas[0]), New("one", 20, time.Hour, clk, replicas[1])}
-			chains := [2][]*Limiter{
-				{New("a", 10, time.Hour, clk, replicas[0]), New("b", 5, time.Hour, clk, replicas[0])},
-				{New("a", 10, time.Hour, clk, replicas[1]), New("b", 5, time.Hour, clk, replicas[1])},
-			}
-			var mu sync.Mutex
-			var remaining []int
-			var firstAllowed, bothAllowed int
-			var wg sync.WaitGroup
-			for g := range 64 {
-				wg.Go(func() {
-					d, err := limiters[g%2].Take(ctx, "client")
-					if assert.NoError(t, err) && d.Allowed {
-						mu.Lock()
-						remaining = append(remaining, d.Remaining)
-						mu.Unlock()
+	onTwoReplicas(t, func(t *testing.T, ctx context.Context, replicated func(name string, limit int) [2]*Limiter) {
+		limiters := replicated("one", 20)
+		a, b := replicated("a", 10), replicated("b", 5)
+		chains := [2][]*Limiter{{a[0], b[0]}, {a[1], b[1]}}
+		var mu sync.Mutex
+		var remaining []int
+		var firstAllowed, bothAllowed int
+		var wg sync.WaitGroup
+		for g := range 64 {
+			wg.Go(func() {
+				d, err := limiters[g%2].Take(ctx, "client")
+				if assert.NoError(t, err) && d.Allowed {
+					mu.Lock()
+					remaining = append(remaining, d.Remaining)
+					mu.Unlock()
+				}
+				ds, err := TakeAll(ctx, "client", chains[g%2]...)
+				if assert.NoError(t, err) {
+					mu.Lock()
+					if ds[0].Allowed {
+						firstAllowed++
 					}
-					ds, err := TakeAll(ctx, "client", chains[g%2]...)
-					if assert.NoError(t, err) {
-						mu.Lock()
-						if ds[0].Allowed {
-							firstAllowed++
-						}
-						if len(ds) == 2 && ds[1].Allowed {
-							bothAllowed++
-						}
-						mu.Unlock()
+					if len(ds) == 2 && ds[1].Allowed {
+						bothAllowed++
 					}
-				})
-			}
-			wg.Wait()
-			slices.Sort(remaining)
-			want := make([]int, 20)
-			for i := range want {
-				want[i] = i
-			}
-			assert.Equal(t, want, remaining)
-			assert.Equal(t, 10, firstAllowed)
-			assert.Equal(t, 5, bothAllowed)
-		})
-	}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		slices.Sort(remaining)
+		assert.Equal(t, places(20), remaining)
+		assert.Equal(t, 10, firstAllowed)
+		assert.Equal(t, 5, bothAllowed)
+	})
 }
 
 // Concurrent takes of many clients on two replicas' SQL stores: the
@@ -178,39 +167,55 @@ func TestSQLStore_ConcurrentTakesOfOneClientAreSpentAsIfOneAfterTheOther(t *test
 // each client is held to its own limit exactly, each allowed request
 // seeing its own place in its bucket.
 func TestSQLStore_ConcurrentTakesOfManyClientsKeepEachLimitExact(t *testing.T) {
+	onTwoReplicas(t, func(t *testing.T, ctx context.Context, replicated func(name string, limit int) [2]*Limiter) {
+		limiters := replicated("one", 10)
+		const clients, perClient = 12, 16
+		var mu sync.Mutex
+		remaining := map[string][]int{}
+		var wg sync.WaitGroup
+		for g := range clients * perClient {
+			wg.Go(func() {
+				client := fmt.Sprintf("client-%02d", g%clients)
+				d, err := limiters[g%2].Take(ctx, client)
+				if assert.NoError(t, err) && d.Allowed {
+					mu.Lock()
+					remaining[client] = append(remaining[client], d.Remaining)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		require.Len(t, remaining, clients)
+		for client, got := range remaining {
+			slices.Sort(got)
+			assert.Equal(t, places(10), got, client)
+		}
+	})
+}
+
+// onTwoReplicas runs test on SQLite and on PostgreSQL, giving it the
+// limiters of two replicas whose SQL stores share a fresh database: for a
+// limit by name, its limiter (per hour, on one fake clock) on each replica.
+func onTwoReplicas(t *testing.T, test func(t *testing.T, ctx context.Context, replicated func(name string, limit int) [2]*Limiter)) {
 	for _, backend := range []testdb.Backend{testdb.SQLite, testdb.Postgres} {
 		t.Run(string(backend), func(t *testing.T) {
 			replicas := twoReplicas(t, backend)
-			ctx := context.Background()
 			clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			limiters := [2]*Limiter{New("one", 10, time.Hour, clk, replicas[0]), New("one", 10, time.Hour, clk, replicas[1])}
-			const clients, perClient = 12, 16
-			var mu sync.Mutex
-			remaining := map[string][]int{}
-			var wg sync.WaitGroup
-			for g := range clients * perClient {
-				wg.Go(func() {
-					client := fmt.Sprintf("client-%02d", g%clients)
-					d, err := limiters[g%2].Take(ctx, client)
-					if assert.NoError(t, err) && d.Allowed {
-						mu.Lock()
-						remaining[client] = append(remaining[client], d.Remaining)
-						mu.Unlock()
-					}
-				})
-			}
-			wg.Wait()
-			want := make([]int, 10)
-			for i := range want {
-				want[i] = i
-			}
-			require.Len(t, remaining, clients)
-			for client, got := range remaining {
-				slices.Sort(got)
-				assert.Equal(t, want, got, client)
-			}
+			test(t, context.Background(), func(name string, limit int) [2]*Limiter {
+				return [2]*Limiter{New(name, limit, time.Hour, clk, replicas[0]), New(name, limit, time.Hour, clk, replicas[1])}
+			})
 		})
 	}
+}
+
+// places are the Remaining counts that n allowed takes of a bucket of n
+// see, in order: 0 to n-1.
+func places(n int) []int {
+	want := make([]int, n)
+	for i := range want {
+		want[i] = i
+	}
+	return want
 }
 
 // twoReplicas returns the SQL stores of two replicas sharing a fresh

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/restaurant"
 	"github.com/apistack/apistack/servers/storage"
@@ -76,15 +77,8 @@ func rowCounts(t *testing.T, db *sql.DB) map[string]int64 {
 	t.Helper()
 	tables, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`)
 	require.NoError(t, err)
-	var names []string
-	for tables.Next() {
-		var n string
-		require.NoError(t, tables.Scan(&n))
-		names = append(names, n)
-	}
-	require.NoError(t, tables.Close())
 	out := map[string]int64{}
-	for _, n := range names {
+	for _, n := range testdb.Strings(t, tables) {
 		var c int64
 		require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM "`+n+`"`).Scan(&c))
 		out[n] = c

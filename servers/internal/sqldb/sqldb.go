@@ -379,26 +379,57 @@ func (d *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 // QueryContext runs a query that returns rows.
 func (d *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := d.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return d.db.QueryContext(ctx, d.Rebind(query), args...)
-	}
-	return st.QueryContext(ctx, args...)
+	return queryOn(ctx, st, err, d.db, d.Rebind(query), args)
 }
 
 // QueryRowContext runs a query that returns at most one row; errors are
 // deferred to the row's Scan.
 func (d *DB) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
 	st, err := d.stmt(ctx, query)
+	return queryRowOn(ctx, st, err, d.db, d.Rebind(query), args)
+}
+
+// runner is where a query runs unprepared: the *sql.DB or the *sql.Tx.
+type runner interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// queryOn runs a query that returns rows: on st, its prepared statement,
+// or, when st is nil, as the text query (rebound) on r; err is the
+// preparing's.
+func queryOn(ctx context.Context, st *sql.Stmt, err error, r runner, query string, args []any) (*sql.Rows, error) {
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return r.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryRowOn runs a query that returns at most one row as queryOn does;
+// errors are deferred to the row's Scan.
+func queryRowOn(ctx context.Context, st *sql.Stmt, err error, r runner, query string, args []any) *Row {
 	if err != nil {
 		return &Row{err: err}
 	}
 	if st == nil {
-		return &Row{row: d.db.QueryRowContext(ctx, d.Rebind(query), args...)}
+		return &Row{row: r.QueryRowContext(ctx, query, args...)}
 	}
 	return &Row{row: st.QueryRowContext(ctx, args...)}
+}
+
+// execOn runs a statement that returns no rows as queryOn does.
+func execOn(ctx context.Context, st *sql.Stmt, err error, r runner, query string, args []any) (sql.Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return r.ExecContext(ctx, query, args...)
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // ExecContext runs a statement that returns no rows.
@@ -411,12 +442,7 @@ func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 		d.writer.Lock()
 		defer d.writer.Unlock()
 	}
-	var res sql.Result
-	if st == nil {
-		res, err = d.db.ExecContext(ctx, d.Rebind(query), args...)
-	} else {
-		res, err = st.ExecContext(ctx, args...)
-	}
+	res, err := execOn(ctx, st, nil, d.db, d.Rebind(query), args)
 	if err == nil {
 		d.committed()
 	}
@@ -668,38 +694,20 @@ func (t *Tx) bind(ctx context.Context, query string) (*sql.Stmt, error) {
 // QueryContext runs a query that returns rows within the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := t.bind(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return t.tx.QueryContext(ctx, t.db.Rebind(query), args...)
-	}
-	return st.QueryContext(ctx, args...)
+	return queryOn(ctx, st, err, t.tx, t.db.Rebind(query), args)
 }
 
 // QueryRowContext runs a query that returns at most one row within the
 // transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *Row {
 	st, err := t.bind(ctx, query)
-	if err != nil {
-		return &Row{err: err}
-	}
-	if st == nil {
-		return &Row{row: t.tx.QueryRowContext(ctx, t.db.Rebind(query), args...)}
-	}
-	return &Row{row: st.QueryRowContext(ctx, args...)}
+	return queryRowOn(ctx, st, err, t.tx, t.db.Rebind(query), args)
 }
 
 // ExecContext runs a statement that returns no rows within the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := t.bind(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return t.tx.ExecContext(ctx, t.db.Rebind(query), args...)
-	}
-	return st.ExecContext(ctx, args...)
+	return execOn(ctx, st, err, t.tx, t.db.Rebind(query), args)
 }
 
 // PrepareContext prepares a statement for repeated use within the

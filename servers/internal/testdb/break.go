@@ -23,17 +23,7 @@ func DropTables(t testing.TB, db *sql.DB) {
 	if err != nil {
 		t.Fatalf("testdb: list tables: %v", err)
 	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatalf("testdb: list tables: %v", err)
-		}
-		tables = append(tables, name)
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatalf("testdb: list tables: %v", err)
-	}
+	tables := Strings(t, rows)
 	// Tables referenced by others go once those are gone: pass again over
 	// what is left.
 	passes := len(tables) + 1
@@ -53,4 +43,23 @@ func DropTables(t testing.TB, db *sql.DB) {
 		}
 		tables = left
 	}
+}
+
+// Strings reads rows of one text column and closes them; an error reading
+// them fails t.
+func Strings(t testing.TB, rows *sql.Rows) []string {
+	t.Helper()
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatalf("testdb: read rows: %v", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("testdb: read rows: %v", err)
+	}
+	return out
 }

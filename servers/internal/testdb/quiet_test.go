@@ -39,15 +39,7 @@ COMMENT ON TABLE hushed IS '` + pgdb.QuietComment + `: no cache reads it';
 		rows, err := a.QueryContext(ctx, `SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 			WHERE t.tgname = 'apistack_notify' AND c.relnamespace = to_regnamespace(?) ORDER BY c.relname`, schema)
 		require.NoError(t, err)
-		defer rows.Close()
-		var names []string
-		for rows.Next() {
-			var n string
-			require.NoError(t, rows.Scan(&n))
-			names = append(names, n)
-		}
-		require.NoError(t, rows.Err())
-		return names
+		return Strings(t, rows)
 	}
 	assert.Equal(t, []string{"loud"}, notifying())
 

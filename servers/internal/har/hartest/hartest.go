@@ -7,11 +7,14 @@ package hartest
 import (
 	"bytes"
 	_ "embed"
+	"os"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/har"
 )
 
 //go:embed har-1.2.schema.json
@@ -49,4 +52,18 @@ func Validate(data []byte) error {
 func RequireValid(t testing.TB, data []byte) {
 	t.Helper()
 	require.NoError(t, Validate(data), "not a valid HAR 1.2 document")
+}
+
+// ReadFile reads a closed recording at path with har.ReadFile, failing t
+// unless the file is a HAR 1.2 document and its entries are whole (not
+// marked truncated).
+func ReadFile(t testing.TB, path string) *har.Log {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	RequireValid(t, data)
+	log, err := har.ReadFile(path)
+	require.NoError(t, err)
+	require.False(t, log.Truncated, "a closed recording is not marked truncated")
+	return log
 }

@@ -149,14 +149,7 @@ func setJSON(body []byte, fields map[string]string) []byte {
 			changed = true
 		}
 	}
-	if !changed {
-		return body
-	}
-	out, err := json.Marshal(doc)
-	if err != nil {
-		return body
-	}
-	return out
+	return remarshal(body, doc, changed)
 }
 
 // setForm sets the fields of a form body that it has among fields.
@@ -171,4 +164,17 @@ func setForm(body []byte, fields map[string]string) []byte {
 		}
 	}
 	return []byte(q.Encode())
+}
+
+// remarshal is doc as JSON when changed, else (or when doc does not
+// marshal) body as it was.
+func remarshal(body []byte, doc any, changed bool) []byte {
+	if !changed {
+		return body
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
 }

@@ -322,14 +322,7 @@ func (r *replayer) mapBody(contentType string, body []byte) []byte {
 		}
 		return s
 	})
-	if !changed {
-		return body
-	}
-	out, err := json.Marshal(doc)
-	if err != nil {
-		return body
-	}
-	return out
+	return remarshal(body, doc, changed)
 }
 
 func mapStrings(v any, f func(string) any) any {
