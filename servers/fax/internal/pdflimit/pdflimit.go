@@ -98,15 +98,23 @@ func (c *checker) countObjects() error {
 		}
 		c.headers = append(c.headers, at)
 		c.objects++
-		if c.objects > c.limits.MaxObjects {
-			return fmt.Errorf("more than %d objects: %w", c.limits.MaxObjects, ErrLimit)
-		}
-		if c.objects%4096 == 0 {
-			if err := c.ctx.Err(); err != nil {
-				return err
-			}
+		if err := c.counted(c.objects, "more than %d objects"); err != nil {
+			return err
 		}
 	}
+}
+
+// counted checks the n-th thing counted against the object limit (tooMany
+// says what is too many, with a %d for the limit) and, every 4096, that
+// the context is still live.
+func (c *checker) counted(n int, tooMany string) error {
+	if n > c.limits.MaxObjects {
+		return fmt.Errorf("%s: %w", fmt.Sprintf(tooMany, c.limits.MaxObjects), ErrLimit)
+	}
+	if n%4096 == 0 {
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 // xrefTables counts the entries of the classic cross-reference tables: the
@@ -138,13 +146,8 @@ func (c *checker) xrefTables() error {
 				break // the trailer, or the end of the table
 			}
 			entries++
-			if entries > c.limits.MaxObjects {
-				return fmt.Errorf("cross-reference tables of more than %d entries: %w", c.limits.MaxObjects, ErrLimit)
-			}
-			if entries%4096 == 0 {
-				if err := c.ctx.Err(); err != nil {
-					return err
-				}
+			if err := c.counted(entries, "cross-reference tables of more than %d entries"); err != nil {
+				return err
 			}
 		}
 	}
