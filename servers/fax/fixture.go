@@ -1,9 +1,8 @@
 package fax
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
@@ -73,10 +73,8 @@ var eventsTo = map[faxapi.FaxStatus]struct {
 // URL; a fax still in flight goes on in the sandbox's time.
 func applyFixture(ctx context.Context, s *Server, set descriptor.TenantSet, creds *DemoCredentials, section json.RawMessage) (json.RawMessage, error) {
 	var f fixture
-	dec := json.NewDecoder(bytes.NewReader(section))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, descriptor.Fixturef("", "%v", err)
+	if err := descriptor.DecodeFixture(section, &f); err != nil {
+		return nil, err
 	}
 	inbox := set.WebhookURL
 	if inbox == "" {
@@ -298,26 +296,9 @@ func allocateNumber(ctx context.Context, tx *sqldb.Tx, seed, acct string, app *s
 	return "", errors.New("allocate a number: every number of the sets' range is taken")
 }
 
-// copyTag returns the tail that makes a copied row's UUID new: a copy's ids
-// keep the first 24 characters of the original's and end with these 12 hex
-// digits of the copy's, so every statement maps an id without a lookup.
-func copyTag() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// copied is the id a copy tagged tag gives the row id.
-func copied(id, tag string) string {
-	if len(id) < 24 {
-		return id + tag
-	}
-	return id[:24] + tag
-}
-
 // copiedEvent is the SQL of the outbox event id in col as a copy tagged by
 // the statement's next argument gives it: the event's UUID made new as
-// copied makes it, then whatever follows the UUID kept, so that a
+// descriptor.CopiedID makes it, then whatever follows the UUID kept, so that a
 // redelivery's row (its original's id and "/redelivery/n") stays distinct
 // from its original's, and names the original's new id, as the redelivery
 // that made it named the old.
@@ -343,7 +324,7 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 			return nil, nil, fmt.Errorf("fax: copy: the fixture's credentials: %w", err)
 		}
 	}
-	tag, acct := copyTag(), uuid.NewString()
+	tag, acct := descriptor.CopyTag(), uuid.NewString()
 	fromInbox, toInbox := from.WebhookURL, to.WebhookURL
 	numbers := map[string]string{} // old -> new
 	keys := map[string]string{}    // old hash (hex) -> new key
@@ -356,24 +337,13 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 		if err := s.store.lockFaxes(ctx, tx, old); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT phone_number, application_id FROM numbers WHERE account_id = ? ORDER BY phone_number`, old)
-		if err != nil {
-			return fmt.Errorf("read numbers: %w", err)
-		}
 		type num struct {
 			phone string
 			app   *string
 		}
-		var nums []num
-		for rows.Next() {
-			var n num
-			if err := rows.Scan(&n.phone, &n.app); err != nil {
-				_ = rows.Close()
-				return fmt.Errorf("read numbers: %w", err)
-			}
-			nums = append(nums, n)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		nums, err := apistore.Collect(ctx, tx, func(rows *sql.Rows, n *num) error { return rows.Scan(&n.phone, &n.app) },
+			`SELECT phone_number, application_id FROM numbers WHERE account_id = ? ORDER BY phone_number`, old)
+		if err != nil {
 			return fmt.Errorf("read numbers: %w", err)
 		}
 		// The account first: the numbers' rows name it.
@@ -397,7 +367,7 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 		for _, n := range nums {
 			var app *string
 			if n.app != nil {
-				id := copied(*n.app, tag)
+				id := descriptor.CopiedID(*n.app, tag)
 				app = &id
 			}
 			seed := to.Name
@@ -486,7 +456,7 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 			key := newAPIKey()
 			keys[hex.EncodeToString(hash)] = key
 			if _, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, key_hash, created_at) VALUES (?, ?, ?, ?)`,
-				copied(id, tag), acct, hashKey(key), now); err != nil {
+				descriptor.CopiedID(id, tag), acct, hashKey(key), now); err != nil {
 				return fmt.Errorf("copy key: %w", err)
 			}
 		}
@@ -500,13 +470,13 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 		s.wakeDelivery()
 	}
 	out := &DemoCredentials{BaseURL: to.URLs[apiName], APIKey: keys[hex.EncodeToString(hashKey(creds.APIKey))],
-		ConnectionID: copied(creds.ConnectionID, tag), From: numbers[creds.From], WebhookPublicKey: creds.WebhookPublicKey}
+		ConnectionID: descriptor.CopiedID(creds.ConnectionID, tag), From: numbers[creds.From], WebhookPublicKey: creds.WebhookPublicKey}
 	if len(names.Applications) == 0 && len(names.Numbers) == 0 && len(names.APIKeys) == 0 {
 		return out, nil, nil
 	}
 	outNames := fixtureCredentials{Applications: map[string]string{}, Numbers: map[string]string{}, APIKeys: map[string]string{}}
 	for name, id := range names.Applications {
-		outNames.Applications[name] = copied(id, tag)
+		outNames.Applications[name] = descriptor.CopiedID(id, tag)
 	}
 	for name, n := range names.Numbers {
 		outNames.Numbers[name] = numbers[n]

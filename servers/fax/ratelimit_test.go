@@ -3,9 +3,11 @@ package fax
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -50,4 +52,50 @@ func TestRateLimit_EachAccountMakesAtMostItsRateThen429WithRetryAfter(t *testing
 	resp, err = h.api.ListFaxesWithResponse(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+}
+
+// Every operation of an account spends from the account's one bucket: once
+// it is empty, each answers 429 with Retry-After and the error body,
+// whatever it would have answered otherwise (the ids below name nothing).
+func TestRateLimit_EveryOperationAnswers429OnceTheBucketIsEmpty(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.RateLimit, c.RateLimitPeriod = 1, time.Minute })
+	ctx := context.Background()
+	fax, app, name := uuid.New(), uuid.NewString(), "renamed"
+	ops := []struct {
+		name string
+		call func() (*http.Response, error)
+	}{
+		{"ListFaxApplications", func() (*http.Response, error) { return h.api.ListFaxApplications(ctx, nil) }},
+		{"CreateFaxApplication", func() (*http.Response, error) {
+			return h.api.CreateFaxApplication(ctx, faxapi.CreateFaxApplicationJSONRequestBody{
+				ApplicationName: "limited", WebhookUrl: "https://example.com/hooks"})
+		}},
+		{"GetFaxApplication", func() (*http.Response, error) { return h.api.GetFaxApplication(ctx, app) }},
+		{"UpdateFaxApplication", func() (*http.Response, error) {
+			return h.api.UpdateFaxApplication(ctx, app, faxapi.UpdateFaxApplicationJSONRequestBody{ApplicationName: &name})
+		}},
+		{"DeleteFaxApplication", func() (*http.Response, error) { return h.api.DeleteFaxApplication(ctx, app) }},
+		{"GetFax", func() (*http.Response, error) { return h.api.GetFax(ctx, fax) }},
+		{"CancelFax", func() (*http.Response, error) { return h.api.CancelFax(ctx, fax) }},
+		{"RefreshFax", func() (*http.Response, error) { return h.api.RefreshFax(ctx, fax) }},
+		{"DeleteFax", func() (*http.Response, error) { return h.api.DeleteFax(ctx, fax) }},
+	}
+
+	// The one request of the minute.
+	first, err := h.api.ListFaxesWithResponse(ctx, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, first.StatusCode(), string(first.Body))
+
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			resp, err := op.call()
+			require.NoError(t, err)
+			defer func() { _ = resp.Body.Close() }()
+			require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+			secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+			require.NoError(t, err, "Retry-After in seconds")
+			assert.Positive(t, secs)
+			assert.LessOrEqual(t, secs, 60)
+		})
+	}
 }

@@ -373,3 +373,78 @@ func TestListFaxes_EveryWriteIsSeenByTheNextList(t *testing.T) {
 	r.waitFor(id, "fax.delivered")
 	assert.Equal(t, []faxapi.FaxStatus{faxapi.FaxStatusDelivered}, statuses(), "so is every step of the simulator")
 }
+
+// A failed fax whose document was stored answers its failure reason beside
+// a link that serves the document: one cancelled once its media is
+// processed (reason user_cancelled), and one refreshed after failing while
+// originating (+1 312 555 0801 fails with user_busy).
+func TestFailedFax_WithStoredMediaAnswersItsReasonAndLink(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []harnessOption
+		// to is the number sent to; the call is made once the fax's
+		// webhook event is sent.
+		to, event string
+		call      func(ctx context.Context, h *harness, id uuid.UUID) faxapi.Fax
+		reason    faxapi.FaxFailureReason
+	}{
+		{
+			name: "cancel",
+			// Steps a minute apart: the fax waits in media.processed until
+			// it is cancelled.
+			opts: []harnessOption{func(c *Config) { c.StepInterval = time.Minute }},
+			to:   "+13125550800", event: "fax.media.processed",
+			call: func(ctx context.Context, h *harness, id uuid.UUID) faxapi.Fax {
+				resp, err := h.api.CancelFaxWithResponse(ctx, id)
+				testkit.Answered(h.t, http.StatusOK, resp, err)
+				return resp.JSON200.Data
+			},
+			reason: faxapi.FaxFailureReasonUserCancelled,
+		},
+		{
+			name: "refresh", to: "+13125550801", event: "fax.failed",
+			call: func(ctx context.Context, h *harness, id uuid.UUID) faxapi.Fax {
+				resp, err := h.api.RefreshFaxWithResponse(ctx, id)
+				testkit.Answered(h.t, http.StatusOK, resp, err)
+				return resp.JSON200.Data
+			},
+			reason: faxapi.FaxFailureReasonUserBusy,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, r := newReceivingHarness(t, tc.opts...)
+			id := h.sendDoc(tc.to, h.docs.URL+"/3-pages.pdf", true)
+			r.waitFor(id, tc.event)
+			got := tc.call(context.Background(), h, uuid.MustParse(id))
+			assert.Equal(t, faxapi.FaxStatusFailed, got.Status)
+			require.NotNil(t, got.FailureReason, "%+v", got)
+			assert.Equal(t, tc.reason, *got.FailureReason)
+			require.NotNil(t, got.StoredMediaUrl, "the stored document is linked: %+v", got)
+
+			link, err := http.Get(*got.StoredMediaUrl)
+			require.NoError(t, err)
+			defer link.Body.Close()
+			assert.Equal(t, http.StatusOK, link.StatusCode, "the link serves the document")
+		})
+	}
+}
+
+// An inbound fax received in part is listed as such: the list of inbound
+// faxes carries partial_content.
+func TestListFaxes_AnInboundFaxReceivedInPartSaysSo(t *testing.T) {
+	h, r := newReceivingHarness(t)
+	ctx := context.Background()
+
+	id, err := h.srv.Operator().InjectInbound(ctx, InboundFax{From: "+14155550123", To: h.from, Document: makePDF(2), Outcome: InboundPartial})
+	require.NoError(t, err)
+	r.waitFor(id, "fax.received")
+	inbound := faxapi.FaxDirectionInbound
+	resp, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{FilterDirection: &inbound})
+	testkit.Answered(t, http.StatusOK, resp, err)
+	require.Len(t, resp.JSON200.Data, 1)
+	got := resp.JSON200.Data[0]
+	assert.Equal(t, id, got.Id.String())
+	assert.Equal(t, faxapi.FaxStatusReceived, got.Status)
+	require.NotNil(t, got.PartialContent, "%s", resp.Body)
+	assert.True(t, *got.PartialContent)
+}

@@ -462,14 +462,5 @@ func (s *Server) token(ctx context.Context, hash []byte) (tokenRecord, error) {
 // rolesOf returns a user's effective roles (the union of its live groups'),
 // from the cache when they are there. The slice is shared: never modify it.
 func (s *Server) rolesOf(ctx context.Context, userID string) ([]string, error) {
-	if roles, ok := s.roles.Get(userID); ok {
-		return roles, nil
-	}
-	gen := s.roles.Generation()
-	roles, err := s.store.rolesOf(ctx, userID)
-	if err != nil {
-		return nil, err
-	}
-	s.roles.Put(gen, userID, roles)
-	return roles, nil
+	return s.roles.Load(userID, func() ([]string, error) { return s.store.rolesOf(ctx, userID) })
 }

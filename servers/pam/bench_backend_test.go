@@ -146,14 +146,20 @@ func BenchmarkBackendListGroups(b *testing.B) {
 	for _, backend := range backends {
 		b.Run(string(backend), func(b *testing.B) {
 			base, tok := backendServer(b, backend)
-			url := base + "/v1/teams/acme/groups?count=100"
-			runClients(b, func() *http.Request {
-				req, _ := http.NewRequest(http.MethodGet, url, nil)
-				req.Header.Set("Authorization", "Bearer "+tok)
-				return req
-			}, http.StatusOK, 5000)
+			benchListGroups(b, base, tok)
 		})
 	}
+}
+
+// benchListGroups runs 16 clients listing a page of 100 groups of the
+// server at base, with the token tok.
+func benchListGroups(b *testing.B, base, tok string) {
+	url := base + "/v1/teams/acme/groups?count=100"
+	runClients(b, func() *http.Request {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		return req
+	}, http.StatusOK, 5000)
 }
 
 // BenchmarkBackendCreateGroup16Teams: concurrent writes that need not
@@ -209,12 +215,7 @@ func BenchmarkPoolSize(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("list/%s/conns=%d", mode, conns), func(b *testing.B) {
 				base, tok := backendServerOn(b, open(b))
-				url := base + "/v1/teams/acme/groups?count=100"
-				runClients(b, func() *http.Request {
-					req, _ := http.NewRequest(http.MethodGet, url, nil)
-					req.Header.Set("Authorization", "Bearer "+tok)
-					return req
-				}, http.StatusOK, 5000)
+				benchListGroups(b, base, tok)
 			})
 			b.Run(fmt.Sprintf("create16teams/%s/conns=%d", mode, conns), func(b *testing.B) {
 				benchCreate16Teams(b, open(b))

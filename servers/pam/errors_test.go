@@ -217,8 +217,7 @@ func TestClientClosedConnection_IsLoggedWith499(t *testing.T) {
 	logs := &records{}
 	env := pamtest.Start(t, pamtest.Options{Logger: slog.New(logs)})
 	env.Team(t, "acme")
-	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
-	tok := issueToken(t, newAPI(t, env.URL), "acme", key.KeyID, key.KeySecret)
+	_, _, tok := issueAdmin(t, env, "bot")
 
 	// The caller is gone before the server reads the database.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,11 +1,8 @@
 package pam
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/storeerr"
@@ -101,10 +99,8 @@ func (f *fixture) check(set descriptor.TenantSet) error {
 // in one transaction.
 func applyFixture(ctx context.Context, s *Server, set descriptor.TenantSet, _ *DemoCredentials, section json.RawMessage) (json.RawMessage, error) {
 	var f fixture
-	dec := json.NewDecoder(bytes.NewReader(section))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, descriptor.Fixturef("", "%v", err)
+	if err := descriptor.DecodeFixture(section, &f); err != nil {
+		return nil, err
 	}
 	if err := f.check(set); err != nil {
 		return nil, err
@@ -192,24 +188,6 @@ func (r rowsOf) exec(ctx context.Context, tx *sqldb.Tx, insert string) error {
 	return nil
 }
 
-// copyTag returns the tail that makes a copied row's id new: a copy's ids
-// keep the first 24 characters of the original's UUID and end with these
-// 12 hex digits of the copy's, so every statement maps an id without a
-// lookup.
-func copyTag() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// copied is the id a copy tagged tag gives the row id.
-func copied(id, tag string) string {
-	if len(id) < 24 {
-		return id + tag
-	}
-	return id[:24] + tag
-}
-
 // copyTenants copies the team of set from (its users, groups, members,
 // keys and quotas) into a new team of set to, in one transaction; every key
 // gets a new secret, and no token is copied, so nothing of from's works on
@@ -221,7 +199,7 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 			return nil, nil, fmt.Errorf("pam: copy: the fixture's credentials: %w", err)
 		}
 	}
-	tag, teamID := copyTag(), uuid.NewString()
+	tag, teamID := descriptor.CopyTag(), uuid.NewString()
 	secrets := map[string]string{} // new key id -> secret
 	err := s.store.revokingTx(ctx, func(tx *sqldb.Tx) error {
 		var fromID string
@@ -261,20 +239,9 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 		}
 		// New secrets for the copied keys: the hashes copied above are
 		// from's, which must not work on to.
-		rows, err := tx.QueryContext(ctx, `SELECT k.id FROM service_keys k JOIN users u ON u.id = k.user_id WHERE u.team_id = ?`, teamID)
+		ids, err := apistore.Collect(ctx, tx, apistore.Scan[string],
+			`SELECT k.id FROM service_keys k JOIN users u ON u.id = k.user_id WHERE u.team_id = ?`, teamID)
 		if err != nil {
-			return fmt.Errorf("read copied keys: %w", err)
-		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				_ = rows.Close()
-				return fmt.Errorf("read copied keys: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return fmt.Errorf("read copied keys: %w", err)
 		}
 		for _, id := range ids {
@@ -289,14 +256,14 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("pam: copy %s to %s: %w", from.Name, to.Name, err)
 	}
-	out := &DemoCredentials{BaseURL: to.URLs[apiName], Team: to.Name, KeyID: copied(creds.KeyID, tag)}
+	out := &DemoCredentials{BaseURL: to.URLs[apiName], Team: to.Name, KeyID: descriptor.CopiedID(creds.KeyID, tag)}
 	out.KeySecret = secrets[out.KeyID]
 	if len(names.Keys) == 0 {
 		return out, nil, nil
 	}
 	outNames := fixtureCredentials{Keys: map[string]FixtureKey{}}
 	for name, k := range names.Keys {
-		id := copied(k.KeyID, tag)
+		id := descriptor.CopiedID(k.KeyID, tag)
 		outNames.Keys[name] = FixtureKey{ServiceUser: k.ServiceUser, KeyID: id, KeySecret: secrets[id]}
 	}
 	raw, err := json.Marshal(outNames)

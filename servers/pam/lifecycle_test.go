@@ -145,10 +145,8 @@ func TestKeys_RotateDeleteExpireAndDisableEndAccessAsDesigned(t *testing.T) {
 func TestGroups_SoftDeleteHidesKeepsAndFreesTheName(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
-	root := env.ServiceUser(t, "acme", "root", "pam_admin")
-	api := newAPI(t, env.URL)
+	api, admin := rootSession(t, env)
 	ctx := context.Background()
-	admin := bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
 
 	created, err := api.CreateGroupWithResponse(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "ops", Roles: []pamapi.Role{pamapi.RoleSecurityAdmin, pamapi.RoleEndUser}}, admin)
 	require.NoError(t, err)

@@ -154,9 +154,7 @@ func TestListGroups_EveryWriteIsSeenByTheNextList(t *testing.T) {
 	ctx := context.Background()
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
-	root := env.ServiceUser(t, "acme", "root", "pam_admin")
-	api := newAPI(t, env.URL)
-	tok := bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
+	api, tok := rootSession(t, env)
 	names := func() []string {
 		resp, err := api.ListGroupsWithResponse(ctx, "acme", nil, tok)
 		require.NoError(t, err)

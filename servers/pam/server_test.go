@@ -57,9 +57,18 @@ func issueToken(t *testing.T, api *pamapi.ClientWithResponses, team, keyID, secr
 // returns a client checked against the spec and root's token.
 func rootSession(t *testing.T, env *pamtest.Env) (*pamapi.ClientWithResponses, pamapi.RequestEditorFn) {
 	t.Helper()
-	root := env.ServiceUser(t, "acme", "root", "pam_admin")
-	api := newAPI(t, env.URL)
-	return api, bearer(issueToken(t, api, "acme", root.KeyID, root.KeySecret))
+	api, _, tok := issueAdmin(t, env, "root")
+	return api, bearer(tok)
+}
+
+// issueAdmin creates the pam_admin service user name in the team acme and
+// returns a client of env's server (newAPI with opts), the user's key and a
+// token issued for it.
+func issueAdmin(t *testing.T, env *pamtest.Env, name string, opts ...contract.Option) (*pamapi.ClientWithResponses, pam.ServiceUserCredentials, string) {
+	t.Helper()
+	key := env.ServiceUser(t, "acme", name, "pam_admin")
+	api := newAPI(t, env.URL, opts...)
+	return api, key, issueToken(t, api, "acme", key.KeyID, key.KeySecret)
 }
 
 // decodeError reads the PAM error body and checks its shape.
@@ -157,9 +166,7 @@ func countTokens(t *testing.T, env *pamtest.Env) int {
 func TestIssueServiceToken_DisabledTeamIsRefused(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
-	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
-	api := newAPI(t, env.URL)
-	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	api, key, tok := issueAdmin(t, env, "bot")
 	_, err := env.Operator.SetTeamDisabled(context.Background(), "acme", true)
 	require.NoError(t, err)
 
@@ -180,9 +187,7 @@ func TestListGroups_RefusesBadTokens(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{Clock: fake, Settings: pam.Settings{TokenTTL: time.Hour}})
 	env.Team(t, "acme")
 	env.Team(t, "other")
-	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
-	api := newAPI(t, env.URL, contract.WithoutRequestValidation())
-	valid := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	api, key, valid := issueAdmin(t, env, "bot", contract.WithoutRequestValidation())
 	expiring := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
 
 	tests := []struct {
@@ -224,9 +229,7 @@ func TestListGroups_RefusesBadTokens(t *testing.T) {
 func TestListGroups_RefusesBadPaginationParameters(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
-	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
-	api := newAPI(t, env.URL, contract.WithoutRequestValidation())
-	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	api, _, tok := issueAdmin(t, env, "bot", contract.WithoutRequestValidation())
 
 	// A real offset, issued for another filter, must not be accepted either.
 	env.Groups(t, "acme", "g", 3)
@@ -373,9 +376,7 @@ func linkParam(t *testing.T, resp *http.Response, rel, param string) string {
 func TestLists_EveryListPagesLikeGroupsWithCountCarriedIntoEveryLink(t *testing.T) {
 	env := pamtest.Start(t, pamtest.Options{})
 	env.Team(t, "acme")
-	root := env.ServiceUser(t, "acme", "root", "pam_admin")
-	api := newAPI(t, env.URL)
-	tok := issueToken(t, api, "acme", root.KeyID, root.KeySecret)
+	api, _, tok := issueAdmin(t, env, "root")
 	ctx := context.Background()
 	require.NoError(t, env.Operator.CreateTeamGroup(ctx, "acme", "big", nil))
 	for i := range 5 {

@@ -77,13 +77,8 @@ func adminToken(t *testing.T, opts pamtest.Options) (*pamtest.Env, string) {
 	t.Helper()
 	env := pamtest.Start(t, opts)
 	env.Team(t, "acme")
-	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
-	api := newAPI(t, env.URL)
-	tok, err := api.IssueServiceTokenWithResponse(context.Background(), "acme",
-		pamapi.IssueServiceTokenJSONRequestBody{KeyId: key.KeyID, KeySecret: key.KeySecret})
-	require.NoError(t, err)
-	require.NotNil(t, tok.JSON200, string(tok.Body))
-	return env, tok.JSON200.BearerToken
+	_, _, tok := issueAdmin(t, env, "bot")
+	return env, tok
 }
 
 func TestEveryOperation_WithoutATokenAnswers401(t *testing.T) {

@@ -30,18 +30,10 @@ type tokenEntry struct {
 // token returns the client of the token whose hash is hash and when the
 // token expires, from the cache when it is there.
 func (s *Server) token(ctx context.Context, hash []byte) (tokenEntry, error) {
-	key := string(hash)
-	if e, ok := s.tokens.Get(key); ok {
-		return e, nil
-	}
-	gen := s.tokens.Generation()
-	clientID, name, expires, err := s.store.tokenByHash(ctx, hash)
-	if err != nil {
-		return tokenEntry{}, err
-	}
-	e := tokenEntry{clientID: clientID, clientName: name, expires: expires}
-	s.tokens.Put(gen, key, e)
-	return e, nil
+	return s.tokens.Load(string(hash), func() (tokenEntry, error) {
+		clientID, name, expires, err := s.store.tokenByHash(ctx, hash)
+		return tokenEntry{clientID: clientID, clientName: name, expires: expires}, err
+	})
 }
 
 // access reports whether the restaurant exists and whether the client was

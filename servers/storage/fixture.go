@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apistack/apistack/internal/lifecycledoc"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
@@ -50,10 +50,8 @@ var fixtureBucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{0,36}[a-z0-9]$`)
 // account, in one transaction.
 func applyFixture(ctx context.Context, s *Server, set descriptor.TenantSet, _ *DemoCredentials, section json.RawMessage) (json.RawMessage, error) {
 	var f fixture
-	dec := json.NewDecoder(bytes.NewReader(section))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, descriptor.Fixturef("", "%v", err)
+	if err := descriptor.DecodeFixture(section, &f); err != nil {
+		return nil, err
 	}
 	out := fixtureCredentials{Buckets: map[string]string{}, Keys: map[string]FixtureKey{}}
 	docs := make([][]byte, len(f.Buckets))
@@ -168,21 +166,10 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 			append(renameArgs, fromAccount)...); err != nil {
 			return fmt.Errorf("copy lifecycle configurations: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT key_id, description FROM access_keys WHERE account = ? ORDER BY created_at, key_id`, fromAccount)
-		if err != nil {
-			return fmt.Errorf("read keys: %w", err)
-		}
 		type key struct{ id, description string }
-		var keys []key
-		for rows.Next() {
-			var k key
-			if err := rows.Scan(&k.id, &k.description); err != nil {
-				_ = rows.Close()
-				return fmt.Errorf("read keys: %w", err)
-			}
-			keys = append(keys, k)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		keys, err := apistore.Collect(ctx, tx, func(rows *sql.Rows, k *key) error { return rows.Scan(&k.id, &k.description) },
+			`SELECT key_id, description FROM access_keys WHERE account = ? ORDER BY created_at, key_id`, fromAccount)
+		if err != nil {
 			return fmt.Errorf("read keys: %w", err)
 		}
 		now := sqldb.Micros(s.clock.Now())

@@ -87,26 +87,50 @@ const maxTrailers = 256
 // countObjects counts the "N G obj" headers of the file.
 func (c *checker) countObjects() error {
 	for i := 0; ; {
-		j := bytes.Index(c.doc[i:], []byte("obj"))
-		if j < 0 {
+		at, ok := c.next(i, "obj", "")
+		if !ok {
 			return nil
 		}
-		at := i + j
-		i = at + 3
+		i = at + len("obj")
 		if _, ok := objectHeaderStart(c.doc, at); !ok {
 			continue
 		}
 		c.headers = append(c.headers, at)
 		c.objects++
-		if c.objects > c.limits.MaxObjects {
-			return fmt.Errorf("more than %d objects: %w", c.limits.MaxObjects, ErrLimit)
-		}
-		if c.objects%4096 == 0 {
-			if err := c.ctx.Err(); err != nil {
-				return err
-			}
+		if err := c.counted(c.objects, "more than %d objects"); err != nil {
+			return err
 		}
 	}
+}
+
+// next returns the offset of the first keyword kw at or after i that does
+// not directly follow notAfter ("" for none: "xref" of "startxref",
+// "stream" of "endstream"), and whether there is one.
+func (c *checker) next(i int, kw, notAfter string) (int, bool) {
+	for {
+		j := bytes.Index(c.doc[i:], []byte(kw))
+		if j < 0 {
+			return 0, false
+		}
+		at := i + j
+		if notAfter == "" || at < len(notAfter) || string(c.doc[at-len(notAfter):at]) != notAfter {
+			return at, true
+		}
+		i = at + len(kw)
+	}
+}
+
+// counted checks the n-th thing counted against the object limit (tooMany
+// says what is too many, with a %d for the limit) and, every 4096, that
+// the context is still live.
+func (c *checker) counted(n int, tooMany string) error {
+	if n > c.limits.MaxObjects {
+		return fmt.Errorf("%s: %w", fmt.Sprintf(tooMany, c.limits.MaxObjects), ErrLimit)
+	}
+	if n%4096 == 0 {
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 // xrefTables counts the entries of the classic cross-reference tables: the
@@ -114,15 +138,11 @@ func (c *checker) countObjects() error {
 func (c *checker) xrefTables() error {
 	entries := 0
 	for i := 0; ; {
-		j := bytes.Index(c.doc[i:], []byte("xref"))
-		if j < 0 {
+		at, ok := c.next(i, "xref", "start")
+		if !ok {
 			return nil
 		}
-		at := i + j
 		i = at + len("xref")
-		if at >= 5 && string(c.doc[at-5:at]) == "start" {
-			continue
-		}
 		for rest := c.doc[i:]; len(rest) > 0; i = len(c.doc) - len(rest) {
 			line := rest
 			if k := bytes.IndexAny(rest, "\r\n"); k >= 0 {
@@ -138,13 +158,8 @@ func (c *checker) xrefTables() error {
 				break // the trailer, or the end of the table
 			}
 			entries++
-			if entries > c.limits.MaxObjects {
-				return fmt.Errorf("cross-reference tables of more than %d entries: %w", c.limits.MaxObjects, ErrLimit)
-			}
-			if entries%4096 == 0 {
-				if err := c.ctx.Err(); err != nil {
-					return err
-				}
+			if err := c.counted(entries, "cross-reference tables of more than %d entries"); err != nil {
+				return err
 			}
 		}
 	}
@@ -155,11 +170,11 @@ func (c *checker) xrefTables() error {
 func (c *checker) trailers() error {
 	parsed := 0
 	for i := 0; ; {
-		j := bytes.Index(c.doc[i:], []byte("trailer"))
-		if j < 0 {
+		at, ok := c.next(i, "trailer", "")
+		if !ok {
 			return nil
 		}
-		i += j + len("trailer")
+		i = at + len("trailer")
 		k := i
 		for k < len(c.doc) && isSpace(c.doc[k]) {
 			k++
@@ -186,15 +201,11 @@ func (c *checker) trailers() error {
 // streams decodes every stream of the file within the budget.
 func (c *checker) streams() error {
 	for i := 0; ; {
-		j := bytes.Index(c.doc[i:], []byte("stream"))
-		if j < 0 {
+		at, ok := c.next(i, "stream", "end")
+		if !ok {
 			return nil
 		}
-		at := i + j
 		i = at + len("stream")
-		if at >= 3 && string(c.doc[at-3:at]) == "end" {
-			continue
-		}
 		dictEnd, ok := afterDictEnd(c.doc, at)
 		if !ok {
 			continue // not a stream keyword: no dictionary right before it
