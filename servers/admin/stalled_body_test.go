@@ -42,7 +42,7 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	require.NoError(t, err)
 	handler, err := srv.Handler()
 	require.NoError(t, err)
-	spec, err := adminserver.GetSwagger()
+	spec, err := adminserver.GetSpec()
 	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
 		Spec:    spec,

@@ -21,7 +21,7 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	h := newHarness(t)
 	handler, err := h.srv.Handler()
 	require.NoError(t, err)
-	spec, err := faxserver.GetSwagger()
+	spec, err := faxserver.GetSpec()
 	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
 		Spec:       spec,

@@ -29,7 +29,7 @@ func TestEveryBody_ThatStallsIs408InvalidRequest(t *testing.T) {
 		pamapi.IssueServiceTokenJSONRequestBody{KeyId: root.KeyID, KeySecret: root.KeySecret})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, issued.StatusCode(), string(issued.Body))
-	spec, err := pamserver.GetSwagger()
+	spec, err := pamserver.GetSpec()
 	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
 		Spec:       spec,

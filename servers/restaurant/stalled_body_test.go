@@ -22,7 +22,7 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	handler, err := env.Server.Handler()
 	require.NoError(t, err)
-	spec, err := restaurantserver.GetSwagger()
+	spec, err := restaurantserver.GetSpec()
 	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
 		Spec:       spec,

@@ -54,7 +54,7 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
 
-	spec, err := sandboxserver.GetSwagger()
+	spec, err := sandboxserver.GetSpec()
 	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
 		Spec:       spec,

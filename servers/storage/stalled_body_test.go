@@ -27,7 +27,7 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
 	handler, err := env.Server.Handler()
 	require.NoError(t, err)
-	spec, err := storageserver.GetSwagger()
+	spec, err := storageserver.GetSpec()
 	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
 		Spec:       spec,
