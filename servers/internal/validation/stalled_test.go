@@ -2,6 +2,7 @@ package validation
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,4 +85,72 @@ func TestMiddleware_ChecksAndRecordsTheAnswerToAStalledBody(t *testing.T) {
 	assert.Equal(t, []contractcoverage.Pair{{API: "things", OperationID: "createThing", Status: http.StatusRequestTimeout}}, got,
 		"the 408 held to the spec is recorded; the answer to a caller gone is not checked")
 	assert.Equal(t, []int{http.StatusRequestTimeout}, violations, "a 408 that breaks the spec is reported")
+}
+
+// TestSplit_ChecksTheAnswerOfAMiddlewareBetweenItsHalves: a middleware
+// between the answers half and the requests half that refuses a request
+// (here: it read the body, as PAM's JSON-object check does) has its answer
+// rendered by the error handler, held to the spec and recorded; one that
+// answers nothing (a fault answered further out) has nothing checked.
+func TestSplit_ChecksTheAnswerOfAMiddlewareBetweenItsHalves(t *testing.T) {
+	var mu sync.Mutex
+	var got []contractcoverage.Pair
+	orig := recordCoverage
+	recordCoverage = func(api, op string, status int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, contractcoverage.Pair{API: api, OperationID: op, Status: status})
+		return nil
+	}
+	t.Cleanup(func() { recordCoverage = orig })
+
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(stalledSpec))
+	require.NoError(t, err)
+	var violations []int
+	answers, requests, err := Split(Options{Spec: doc, API: "things", ValidateResponses: true,
+		Authenticate: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+		OnResponseViolation: func(_ *http.Request, status int, _ error) {
+			mu.Lock()
+			defer mu.Unlock()
+			violations = append(violations, status)
+		}})
+	require.NoError(t, err)
+	e := echo.New()
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		body := `{"error":"the body stalled"}`
+		if err.Error() == "off spec" {
+			body = `{"message":"the body stalled"}`
+		}
+		_ = c.JSONBlob(http.StatusRequestTimeout, []byte(body))
+	}
+	e.Use(answers)
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			switch c.QueryParam("refuse") {
+			case "stalled":
+				return errors.New("stalled")
+			case "off-spec":
+				return errors.New("off spec")
+			case "silently":
+				return nil
+			}
+			return next(c)
+		}
+	})
+	e.Use(requests)
+	e.POST("/things", func(c echo.Context) error { return c.JSONBlob(http.StatusCreated, []byte(`{"id":1}`)) })
+	statuses := map[string]int{}
+	for _, refuse := range []string{"stalled", "off-spec", "silently", "no"} {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/things?refuse="+refuse, strings.NewReader("")))
+		statuses[refuse] = rec.Code
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, map[string]int{"stalled": 408, "off-spec": 408, "silently": 200, "no": 201}, statuses)
+	assert.Equal(t, []contractcoverage.Pair{
+		{API: "things", OperationID: "createThing", Status: http.StatusRequestTimeout},
+		{API: "things", OperationID: "createThing", Status: http.StatusCreated},
+	}, got, "the refusal held to the spec is recorded as the handler's answer is")
+	assert.Equal(t, []int{http.StatusRequestTimeout}, violations, "the refusal that breaks the spec is reported")
 }
