@@ -116,7 +116,10 @@ func New(cfg Config) (*echo.Echo, error) {
 	vopts.Skip = func(r *http.Request) bool {
 		return isCommonPath(r.URL.Path) || (userSkip != nil && userSkip(r))
 	}
-	validate, err := validation.New(vopts)
+	// checkAnswers holds to the spec every answer from the body cap on,
+	// those of the middleware that refuse a request before validate checks
+	// it (a body that stalled under them included) as well as the handler's.
+	checkAnswers, validate, err := validation.Split(vopts)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +144,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	}
 	// Nothing in Before reads past the largest limit of any operation; the
 	// gate then holds each request to its own operation's.
+	e.Use(checkAnswers)
 	e.Use(capBody(gate.largest()))
 	e.Use(cfg.Before...)
 	if cfg.Journal != nil {

@@ -106,6 +106,8 @@ func observed(t *testing.T, o apiserver.Observer, background *validation.Backgro
 		Before: []echo.MiddlewareFunc{func(next echo.HandlerFunc) echo.HandlerFunc {
 			return func(c echo.Context) error {
 				if c.Request().Header.Get("Authorization") == "Bearer spent" {
+					// As the spec has it: its answer is checked like any other.
+					c.Response().Header().Set("Retry-After", "1")
 					return echo.NewHTTPError(http.StatusTooManyRequests)
 				}
 				return next(c)

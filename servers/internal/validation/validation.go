@@ -141,15 +141,32 @@ func (f *Failure) Error() string { return f.Message }
 // Unwrap returns the underlying validation error.
 func (f *Failure) Unwrap() error { return f.Err }
 
-// New builds the middleware for one API.
+// New builds the middleware for one API: Split's two halves in one.
 func New(opts Options) (echo.MiddlewareFunc, error) {
+	answers, requests, err := Split(opts)
+	if err != nil {
+		return nil, err
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return answers(requests(next)) }, nil
+}
+
+// Split builds the middleware for one API in two halves. requests checks
+// each request against the spec and has a refused one rendered by the echo
+// error handler; answers, to be used before it, buffers each answer and
+// (with ValidateResponses) checks it against the spec and records it, first
+// rendering with the error handler any error returned to it. The
+// middleware placed between the two (credentials resolved, bodies gated or
+// read before the request is checked) thus have the answers they refuse a
+// request with checked like the handler's, a body that stalled under them
+// included.
+func Split(opts Options) (answers, requests echo.MiddlewareFunc, err error) {
 	RegisterDecoders()
 	if opts.Spec == nil {
-		return nil, errors.New("validation: Options.Spec is nil")
+		return nil, nil, errors.New("validation: Options.Spec is nil")
 	}
 	router, err := newPathRouter(opts.Spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	onViolation := opts.OnResponseViolation
 	if onViolation == nil {
@@ -178,28 +195,52 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 	// times slower) request decoder buys nothing there.
 	responseOptsNoBody := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, ExcludeResponseBody: true}
 
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
+	requests = func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if opts.Skip != nil && opts.Skip(req) {
 				return next(c)
 			}
-			var rec *recorder
-			if opts.ValidateResponses {
-				rec = newRecorder(c.Response().Writer)
-				c.Response().Writer = rec
-			}
 			route, input, herr := validateRequest(req, router, filterOpts, opts.StreamedBodies, &streamOpts)
+			if rec, ok := c.Response().Writer.(*recorder); ok {
+				rec.route, rec.input, rec.requestChecked = route, input, true
+			}
 			if herr == nil {
 				herr = next(c)
 			}
 			if herr != nil {
 				c.Error(herr)
 			}
-			if rec == nil {
-				return nil
+			return nil
+		}
+	}
+	answers = func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if !opts.ValidateResponses || (opts.Skip != nil && opts.Skip(req)) {
+				return next(c)
+			}
+			rec := newRecorder(c.Response().Writer)
+			c.Response().Writer = rec
+			if err := next(c); err != nil {
+				c.Error(err)
 			}
 			c.Response().Writer = rec.under
+			if !rec.requestChecked && rec.code == 0 && rec.body.Len() == 0 {
+				// Refused before its check by a middleware that answered
+				// nothing (a sandbox's fault answers it later): nothing to
+				// check or send.
+				rec.release()
+				return nil
+			}
+			route, input := rec.route, rec.input
+			if !rec.requestChecked {
+				// Answered by a middleware before the request's check.
+				req = c.Request()
+				if r, params, err := router.FindRoute(req); err == nil {
+					route, input = r, &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: r, Options: filterOpts}
+				}
+			}
 			status := rec.status()
 			if req.Method != http.MethodHead && status >= 200 && status != http.StatusNoContent &&
 				status != http.StatusNotModified && rec.Header().Get("Content-Length") == "" {
@@ -207,7 +248,7 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			}
 			if opts.Background != nil {
 				sendErr := rec.flush()
-				if route != nil && req.Context().Err() == nil {
+				if route != nil && answered(req, status) {
 					opts.Background.checkLater(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody, onViolation)
 				}
 				rec.release()
@@ -217,7 +258,7 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			// answer before its check has reported. An answer to a caller that
 			// went away is never read (the log records it as 499): there is
 			// nothing to check.
-			if route != nil && req.Context().Err() == nil {
+			if route != nil && answered(req, status) {
 				value, err := checkResponse(req, route, input, status, rec.Header(), rec.body.Bytes(), responseOpts, responseOptsNoBody)
 				if err != nil {
 					onViolation(req, status, err)
@@ -229,7 +270,17 @@ func New(opts Options) (echo.MiddlewareFunc, error) {
 			}
 			return rec.flush()
 		}
-	}, nil
+	}
+	return answers, requests, nil
+}
+
+// answered reports whether the caller reads the answer with this status,
+// which is then checked: it has not gone away (the request's context is
+// live), or its body stalled past the read timeout. net/http ends the
+// request's context as that read fails, yet the 408 is sent, and the caller
+// that stalled reads it like any other answer.
+func answered(req *http.Request, status int) bool {
+	return req.Context().Err() == nil || status == http.StatusRequestTimeout
 }
 
 // checkResponse validates one response against its operation: status and
@@ -616,6 +667,11 @@ type recorder struct {
 	under http.ResponseWriter
 	code  int
 	body  bytes.Buffer
+	// route and input are the request's operation and its check, set by
+	// Split's requests half when it ran (requestChecked).
+	route          *routers.Route
+	input          *openapi3filter.RequestValidationInput
+	requestChecked bool
 }
 
 func newRecorder(w http.ResponseWriter) *recorder {
@@ -635,6 +691,7 @@ func (r *recorder) release() {
 		return // an unusually large answer: let it go
 	}
 	r.under, r.code = nil, 0
+	r.route, r.input, r.requestChecked = nil, nil, false
 	r.body.Reset()
 	recorders.Put(r)
 }

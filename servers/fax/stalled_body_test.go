@@ -1,0 +1,41 @@
+package fax
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/faxserver"
+	"github.com/apistack/apistack/servers/internal/stalledbody"
+)
+
+// TestEveryBody_ThatStallsIs408RequestTimeout sends every operation that
+// takes a body, with the account's API key, a body that stalls past the
+// read timeout: each is answered 408 request_timeout in the fax API's
+// error body, checked against the spec.
+func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
+	h := newHarness(t)
+	handler, err := h.srv.Handler()
+	require.NoError(t, err)
+	spec, err := faxserver.GetSpec()
+	require.NoError(t, err)
+	stalledbody.Run(t, stalledbody.Target{
+		Spec:       spec,
+		Handler:    handler,
+		PathValues: map[string]string{"id": h.app},
+		Authorize: func(_ *testing.T, _ stalledbody.Operation, req *http.Request) {
+			req.Header.Set("Authorization", "Bearer "+h.key)
+		},
+		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
+			var e faxapi.Errors
+			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			require.Len(t, e.Errors, 1, string(body))
+			assert.Equal(t, faxapi.ErrorCodeRequestTimeout, e.Errors[0].Code)
+			assert.NotEmpty(t, e.Errors[0].Title)
+		},
+	})
+}

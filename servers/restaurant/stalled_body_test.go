@@ -1,0 +1,39 @@
+package restaurant_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/restaurantapi"
+	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/servers/internal/stalledbody"
+	"github.com/apistack/apistack/servers/restaurant/restauranttest"
+)
+
+// TestEveryBody_ThatStallsIs408RequestTimeout sends every operation that
+// takes a body (the login, which carries the credentials in it) a body that
+// stalls past the read timeout: each is answered 408 REQUEST_TIMEOUT in the
+// restaurant API's error body, checked against the spec.
+func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
+	env := restauranttest.Start(t, restauranttest.Options{})
+	handler, err := env.Server.Handler()
+	require.NoError(t, err)
+	spec, err := restaurantserver.GetSpec()
+	require.NoError(t, err)
+	stalledbody.Run(t, stalledbody.Target{
+		Spec:       spec,
+		Handler:    handler,
+		PathValues: map[string]string{"restaurantGuid": env.Restaurant},
+		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
+			var e restaurantapi.Error
+			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			assert.Equal(t, http.StatusRequestTimeout, e.Status)
+			assert.Equal(t, restaurantapi.ErrorKeyREQUESTTIMEOUT, e.MessageKey)
+			assert.NotEmpty(t, e.RequestId)
+		},
+	})
+}

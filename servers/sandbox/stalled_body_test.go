@@ -1,0 +1,74 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/gen/sandboxserver"
+	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/stalledbody"
+	"github.com/apistack/apistack/servers/stack"
+)
+
+// TestEveryBody_ThatStallsIs408RequestTimeout sends every operation that
+// takes a body, with the admin token and on a sandbox that exists, a body
+// that stalls past the read timeout: each is answered 408 request_timeout
+// in the sandbox API's error body, checked against the spec.
+func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
+	ctx := context.Background()
+	st, err := stack.Open(ctx, stack.Config{
+		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
+		Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
+		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
+			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	handlers, err := st.Handlers()
+	require.NoError(t, err)
+	urls := map[string]string{}
+	for _, api := range stack.APIs {
+		hs := httptest.NewServer(handlers[api])
+		t.Cleanup(hs.Close)
+		urls[api] = hs.URL
+	}
+	require.NoError(t, st.SetURLs(urls))
+	admin, err := sandboxapi.NewClientWithResponses(urls[stack.Admin], sandboxapi.WithRequestEditorFn(
+		func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+st.AdminToken)
+			return nil
+		}))
+	require.NoError(t, err)
+	created, err := admin.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+
+	spec, err := sandboxserver.GetSpec()
+	require.NoError(t, err)
+	stalledbody.Run(t, stalledbody.Target{
+		Spec:       spec,
+		Handler:    handlers[stack.Admin],
+		PathValues: map[string]string{"id": created.JSON201.Id},
+		Authorize: func(_ *testing.T, _ stalledbody.Operation, req *http.Request) {
+			req.Header.Set("Authorization", "Bearer "+st.AdminToken)
+		},
+		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
+			var e sandboxapi.Error
+			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			assert.Equal(t, http.StatusRequestTimeout, e.Code)
+			assert.Equal(t, sandboxapi.ErrorErrorRequestTimeout, e.Error)
+			assert.NotEmpty(t, e.Message)
+		},
+	})
+}
