@@ -271,10 +271,14 @@ func (s *store) attempts(ctx context.Context, faxID string) (map[int64][]Deliver
 // row keeps its history. It returns the new row's seq; ErrNotFound when
 // there is no such event.
 func (s *Console) Redeliver(ctx context.Context, seq int64) (int64, error) {
-	return (*Server)(s).redeliver(ctx, seq)
+	return (*Server)(s).redeliver(ctx, seq, nil)
 }
 
-func (s *Server) redeliver(ctx context.Context, seq int64) (int64, error) {
+// redeliver queues a copy of the outbox event seq (see Console.Redeliver)
+// and wakes the delivery worker. read, when not nil, runs in the same
+// transaction once the copy is inserted, so what it reads is the copy as
+// queued, before any worker can see it.
+func (s *Server) redeliver(ctx context.Context, seq int64, read func(tx *sqldb.Tx, newSeq int64) error) (int64, error) {
 	tx, err := s.store.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)
@@ -306,6 +310,11 @@ func (s *Server) redeliver(ctx context.Context, seq int64) (int64, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`, fmt.Sprintf("%s/redelivery/%d", e.EventID, copies+1), e.FaxID, e.Type, e.Data,
 		e.WebhookURL, e.FailoverURL, e.Attempts, sqldb.Micros(s.now()), seq).Scan(&newSeq); err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)
+	}
+	if read != nil {
+		if err := read(tx, newSeq); err != nil {
+			return 0, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("redeliver: %w", err)

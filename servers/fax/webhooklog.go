@@ -113,13 +113,17 @@ func (s *Operator) RedeliverEventOf(ctx context.Context, account, eventID string
 	if err != nil {
 		return LogEvent{}, fmt.Errorf("redeliver: %w", err)
 	}
-	copySeq, err := s.server().redeliver(ctx, seq)
+	// The answer is the copy as queued, read in the transaction that
+	// inserts it: no delivery attempt can have raced the read.
+	var e LogEvent
+	_, err = s.server().redeliver(ctx, seq, func(tx *sqldb.Tx, copySeq int64) error {
+		if err := scanLogEvent(tx.QueryRowContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.seq = ?`, copySeq), &e); err != nil {
+			return fmt.Errorf("redeliver: read the copy: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return LogEvent{}, err
-	}
-	var e LogEvent
-	if err := scanLogEvent(s.store.db.QueryRowContext(ctx, `SELECT `+logEventColumns+` FROM outbox o WHERE o.seq = ?`, copySeq), &e); err != nil {
-		return LogEvent{}, fmt.Errorf("redeliver: read the copy: %w", err)
 	}
 	return e, nil
 }
