@@ -143,7 +143,7 @@ func TestImportPeakHeapIsBounded(t *testing.T) {
 	// reached yet, which by default may grow as large as everything this
 	// process holds (the documents themselves among it): collecting early
 	// leaves what the import holds. The best of two imports each.
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	peak := func(doc []byte) uint64 { return min(importPeak(t, env, doc), importPeak(t, env, doc)) }
 	smallPeak, largePeak := peak(small), peak(large)
 	t.Logf("peak heap: %.1f MiB importing %.1f MiB, %.1f MiB importing %.1f MiB",

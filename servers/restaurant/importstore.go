@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -23,6 +24,23 @@ type storedEntity struct {
 	Refs []storedRef
 }
 
+// entityKey names an entity within a restaurant.
+type entityKey struct {
+	Kind string
+	GUID string
+}
+
+// size is about the bytes an entity read from the spool holds: its
+// document, strings and references.
+func (e *storedEntity) size() int {
+	const header = 96 // the struct and its strings' and slices' headers
+	n := header + len(e.Kind) + len(e.GUID) + len(e.At) + len(e.Doc)
+	for _, r := range e.Refs {
+		n += header/2 + len(r.Kind) + len(r.GUID) + len(r.At)
+	}
+	return n
+}
+
 // storedRef is a reference an entity holds: the entity it names and where.
 type storedRef struct {
 	Kind string
@@ -38,10 +56,9 @@ type storedRef struct {
 // duplicate check and the reference check cost the database's memory and
 // not the import's.
 type importTx struct {
-	tx                    *sqldb.Tx
-	ins, stageGUID, stage *sql.Stmt
-	restaurantGUID        string
-	at                    int64
+	tx             *sqldb.Tx
+	restaurantGUID string
+	at             int64
 	// refs counts the references staged: their order in the document.
 	refs int64
 	// found says whether the restaurant exists; when it does not, nothing
@@ -76,48 +93,150 @@ func (s *store) beginImport(ctx context.Context, restaurantGUID string, now time
 	if _, err := tx.LockRows(ctx, `SELECT guid FROM restaurants WHERE guid = ?`, restaurantGUID); err != nil {
 		return nil, err
 	}
-	if t.ins, err = tx.PrepareContext(ctx, `
-		INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_at, modified_at, archived, removed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, FALSE)
-		ON CONFLICT (restaurant_guid, kind, guid) DO UPDATE SET
-			external_id = excluded.external_id, doc = excluded.doc, modified_at = excluded.modified_at,
-			archived = FALSE, removed = FALSE
-		WHERE entities.doc <> excluded.doc OR entities.archived OR entities.removed`); err != nil {
-		return nil, fmt.Errorf("prepare insert: %w", err)
-	}
-	if t.stageGUID, err = tx.PrepareContext(ctx, `
-		INSERT INTO import_guids (restaurant_guid, kind, guid) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
-		return nil, fmt.Errorf("prepare GUID staging: %w", err)
-	}
-	if t.stage, err = tx.PrepareContext(ctx, `
-		INSERT INTO import_refs (restaurant_guid, seq, kind, guid, pointer) VALUES (?, ?, ?, ?, ?)`); err != nil {
-		return nil, fmt.Errorf("prepare reference staging: %w", err)
-	}
 	return t, nil
 }
 
-// write writes one entity: an entity already stored is replaced (and made
-// live again); its modified time only moves when its document changed. It
-// stages the entity's GUID and references, and returns false when the
-// document held the entity's GUID before (a duplicate: nothing is written).
-func (t *importTx) write(ctx context.Context, e *storedEntity) (bool, error) {
-	res, err := t.stageGUID.ExecContext(ctx, t.restaurantGUID, e.Kind, e.GUID)
-	if err != nil {
-		return false, fmt.Errorf("stage %s %s: %w", e.Kind, e.GUID, err)
+// importRowsPerStatement bounds the rows of one statement of an import's
+// batch: its arguments stay far under either engine's limit.
+const importRowsPerStatement = 256
+
+// statementSizes splits n rows into statements of powers of two rows, at
+// most importRowsPerStatement each, so that the texts of an import's
+// statements are few (and cached as prepared statements) whatever the
+// sizes of its batches.
+func statementSizes(n int) []int {
+	var sizes []int
+	for n > 0 {
+		size := importRowsPerStatement
+		for size > n {
+			size /= 2
+		}
+		sizes = append(sizes, size)
+		n -= size
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return false, err
+	return sizes
+}
+
+// rowsStatement is head followed by rows parenthesized groups of width
+// placeholders, then tail.
+func rowsStatement(head string, width, rows int, tail string) string {
+	group := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
+	return head + strings.TrimSuffix(strings.Repeat(group+", ", rows), ", ") + tail
+}
+
+// write writes one batch of entities, read from the spool in the order of
+// the document, with a few statements of many rows each. An entity already
+// stored is replaced (and made live again); its modified time only moves
+// when its document changed. The entities' GUIDs and references are staged;
+// an entity whose GUID the document held before (in this batch or an
+// earlier one: import_guids refuses it) is a duplicate, added to problems
+// and not written.
+func (t *importTx) write(ctx context.Context, batch []storedEntity, problems *problemList) error {
+	// Duplicates within the batch are found here, those of earlier batches
+	// by the staging table's key.
+	fresh := make([]*storedEntity, 0, len(batch))
+	inBatch := make(map[entityKey]bool, len(batch))
+	dup := make(map[*storedEntity]bool)
+	for i := range batch {
+		e := &batch[i]
+		k := entityKey{Kind: e.Kind, GUID: e.GUID}
+		if inBatch[k] {
+			dup[e] = true
+			continue
+		}
+		inBatch[k] = true
+		fresh = append(fresh, e)
 	}
-	if _, err := t.ins.ExecContext(ctx, t.restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, t.at, t.at); err != nil {
-		return false, fmt.Errorf("write %s %s: %w", e.Kind, e.GUID, err)
+	staged := make(map[entityKey]bool, len(fresh))
+	for rest := fresh; len(rest) > 0; {
+		n := statementSizes(len(rest))[0]
+		args := make([]any, 0, 3*n)
+		for _, e := range rest[:n] {
+			args = append(args, t.restaurantGUID, e.Kind, e.GUID)
+		}
+		if err := t.stageGUIDs(ctx, n, args, staged); err != nil {
+			return err
+		}
+		rest = rest[n:]
 	}
-	for _, r := range e.Refs {
-		t.refs++
-		if _, err := t.stage.ExecContext(ctx, t.restaurantGUID, t.refs, r.Kind, r.GUID, r.At); err != nil {
-			return false, fmt.Errorf("stage reference %s: %w", r.At, err)
+	written := fresh[:0]
+	for _, e := range fresh {
+		if staged[entityKey{Kind: e.Kind, GUID: e.GUID}] {
+			written = append(written, e)
+		} else {
+			dup[e] = true
 		}
 	}
-	return true, nil
+	for i := range batch {
+		if e := &batch[i]; dup[e] {
+			problems.add("%s/guid: %s appears twice in %s", e.At, e.GUID, e.Kind)
+		}
+	}
+	for rest := written; len(rest) > 0; {
+		n := statementSizes(len(rest))[0]
+		args := make([]any, 0, 7*n)
+		for _, e := range rest[:n] {
+			args = append(args, t.restaurantGUID, e.Kind, e.GUID, e.ExternalID, e.Doc, t.at, t.at)
+		}
+		if _, err := t.tx.ExecContext(ctx, rowsStatement(`
+			INSERT INTO entities (restaurant_guid, kind, guid, external_id, doc, created_at, modified_at) VALUES `, 7, n, `
+			ON CONFLICT (restaurant_guid, kind, guid) DO UPDATE SET
+				external_id = excluded.external_id, doc = excluded.doc, modified_at = excluded.modified_at,
+				archived = FALSE, removed = FALSE
+			WHERE entities.doc <> excluded.doc OR entities.archived OR entities.removed`), args...); err != nil {
+			return fmt.Errorf("write %d entities: %w", n, err)
+		}
+		rest = rest[n:]
+	}
+	var refs []any
+	flushRefs := func(n int) error {
+		if _, err := t.tx.ExecContext(ctx, rowsStatement(`
+			INSERT INTO import_refs (restaurant_guid, seq, kind, guid, pointer) VALUES `, 5, n, ``), refs[:5*n]...); err != nil {
+			return fmt.Errorf("stage %d references: %w", n, err)
+		}
+		refs = append(refs[:0], refs[5*n:]...)
+		return nil
+	}
+	for _, e := range written {
+		for _, r := range e.Refs {
+			t.refs++
+			refs = append(refs, t.restaurantGUID, t.refs, r.Kind, r.GUID, r.At)
+			if len(refs) == 5*importRowsPerStatement {
+				if err := flushRefs(importRowsPerStatement); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, n := range statementSizes(len(refs) / 5) {
+		if err := flushRefs(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageGUIDs stages n entities' GUIDs (args), adding to staged those the
+// staging table did not hold yet.
+func (t *importTx) stageGUIDs(ctx context.Context, n int, args []any, staged map[entityKey]bool) error {
+	rows, err := t.tx.QueryContext(ctx, rowsStatement(`
+		INSERT INTO import_guids (restaurant_guid, kind, guid) VALUES `, 3, n, `
+		ON CONFLICT DO NOTHING RETURNING kind, guid`), args...)
+	if err != nil {
+		return fmt.Errorf("stage %d GUIDs: %w", n, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k entityKey
+		if err := rows.Scan(&k.Kind, &k.GUID); err != nil {
+			return fmt.Errorf("stage %d GUIDs: %w", n, err)
+		}
+		staged[k] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stage %d GUIDs: %w", n, err)
+	}
+	return nil
 }
 
 // dangling checks, once every entity is written, that every reference
@@ -156,26 +275,14 @@ func (t *importTx) commit(ctx context.Context) error {
 			return fmt.Errorf("empty %s: %w", table, err)
 		}
 	}
-	t.close()
 	if err := t.tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
 
-// close closes the transaction's prepared statements.
-func (t *importTx) close() {
-	for _, st := range []*sql.Stmt{t.ins, t.stageGUID, t.stage} {
-		if st != nil {
-			_ = st.Close()
-		}
-	}
-	t.ins, t.stageGUID, t.stage = nil, nil, nil
-}
-
 // rollback drops the import's writes, staging included; after commit it
 // does nothing.
 func (t *importTx) rollback() {
-	t.close()
 	_ = t.tx.Rollback()
 }

@@ -14,6 +14,11 @@ import (
 	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
+// importBatchBytes bounds what an import holds of the entities it writes at
+// once (storedEntity.size): the spooled entities are read and written in
+// batches of about this many bytes, each with a few statements of many rows.
+const importBatchBytes = 256 << 10
+
 // Import writes a restaurant's configuration document: a JSON object whose
 // keys are resource names (Resources) holding arrays of entities shaped as
 // the restaurant API returns them (tipWithholding holds one object). Each
@@ -32,7 +37,7 @@ func (s *Operator) Import(ctx context.Context, restaurantGUID string, document [
 // checked entities to a temporary file: a client that sends its document
 // slowly holds no lock of the database meanwhile. The second, once the
 // whole document is read and found well formed, writes the spooled entities
-// one by one inside one transaction, staging their GUIDs and references in
+// in batches inside one transaction, staging their GUIDs and references in
 // tables of that transaction: the database refuses a GUID written twice
 // (a duplicate of the document), and one join finds the references that
 // name no live entity. An error of r itself (a body over its limit) is
@@ -89,14 +94,29 @@ func (s *Operator) writeSpooled(ctx context.Context, restaurantGUID string, sp *
 		return fmt.Errorf("restaurant %s: %w", restaurantGUID, storeerr.ErrNotFound)
 	}
 	var problems problemList
-	var e storedEntity
-	for rd.next(&e) {
-		written, err := tx.write(ctx, &e)
-		if err != nil {
-			return err
+	var batch []storedEntity
+	batchBytes := 0
+	for {
+		// The batch's entities are reused, their slices with them.
+		if len(batch) < cap(batch) {
+			batch = batch[:len(batch)+1]
+		} else {
+			batch = append(batch, storedEntity{})
 		}
-		if !written {
-			problems.add("%s/guid: %s appears twice in %s", e.At, e.GUID, e.Kind)
+		more := rd.next(&batch[len(batch)-1])
+		if !more {
+			batch = batch[:len(batch)-1]
+		} else {
+			batchBytes += batch[len(batch)-1].size()
+		}
+		if len(batch) > 0 && (!more || batchBytes >= importBatchBytes) {
+			if err := tx.write(ctx, batch, &problems); err != nil {
+				return err
+			}
+			batch, batchBytes = batch[:0], 0
+		}
+		if !more {
+			break
 		}
 	}
 	if rd.err != nil {
