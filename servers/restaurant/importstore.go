@@ -100,7 +100,7 @@ func (s *store) beginImport(ctx context.Context, restaurantGUID string, now time
 
 // importRowsPerStatement bounds the rows of one statement of an import's
 // batch: its arguments stay far under either engine's limit.
-const importRowsPerStatement = 256
+const importRowsPerStatement = 1024
 
 // statementSizes splits n rows into statements of powers of two rows, at
 // most importRowsPerStatement each, so that the texts of an import's
