@@ -49,7 +49,7 @@ type storedRef struct {
 }
 
 // importTx is an import's one transaction: the entities of a document read
-// and checked whole before (importSpool) are written to it one by one, and
+// and checked whole before (importSpool) are written to it batch by batch, and
 // nothing of them is seen by others until commit; rollback leaves the store
 // as it was. The GUIDs written and the references held are staged in the
 // tables import_guids and import_refs of the same transaction, so that the
