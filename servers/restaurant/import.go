@@ -54,7 +54,8 @@ func (p *problemList) add(format string, args ...any) {
 	}
 }
 
-// schemaSet holds, per kind, the spec schema and the property names it allows.
+// schemaSet holds, per kind, the spec schema (flatSchema's copy) and the
+// property names it allows.
 type schemaSet struct {
 	schemas    map[string]*openapi3.Schema
 	properties map[string]map[string]bool
@@ -71,7 +72,7 @@ var loadSchemas = sync.OnceValues(func() (*schemaSet, error) {
 		if ref == nil || ref.Value == nil {
 			return nil, fmt.Errorf("spec has no schema %s", k.Schema)
 		}
-		set.schemas[k.Path] = ref.Value
+		set.schemas[k.Path] = flatSchema(ref.Value)
 		props := map[string]bool{}
 		collectProperties(ref.Value, props)
 		set.properties[k.Path] = props

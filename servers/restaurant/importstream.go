@@ -2,23 +2,22 @@ package restaurant
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/apistack/apistack/servers/internal/storeerr"
 )
 
-// importBatchBytes bounds the entity documents an import holds before it
-// writes them: once a batch's documents reach this many bytes they are
-// written (inside the import's one transaction) and dropped.
-const importBatchBytes = 1 << 20
+// importBatchBytes bounds what an import holds of the entities it writes at
+// once (storedEntity.size): the spooled entities are read and written in
+// batches of about this many bytes, each with a few statements of many rows.
+const importBatchBytes = 256 << 10
 
 // Import writes a restaurant's configuration document: a JSON object whose
 // keys are resource names (Resources) holding arrays of entities shaped as
@@ -29,57 +28,48 @@ const importBatchBytes = 1 << 20
 // A document with any problem is rejected whole with an *ImportError and
 // changes nothing; storeerr.ErrNotFound when the restaurant does not exist.
 func (s *Operator) Import(ctx context.Context, restaurantGUID string, document []byte) (ImportResult, error) {
-	return s.ImportFrom(ctx, restaurantGUID, bytes.NewReader(document))
+	return s.importDocument(ctx, restaurantGUID, bytes.NewReader(document), false)
 }
 
-// ImportFrom is Import reading the document from r as it goes: entity by
-// entity, each checked as it comes and written in batches inside one
-// transaction, so what the import holds does not grow with the size of the
-// document's entities (only their GUIDs and references are kept, to check
-// them once the whole document is read). An error of r itself (a body over
-// its limit) is returned wrapped, not as an *ImportError.
+// ImportFrom is Import reading the document from r as it goes, in two
+// passes whose memory does not grow with the document. The first decodes
+// and checks it entity by entity, with no transaction open, and spools the
+// checked entities to a temporary file: a client that sends its document
+// slowly holds no lock of the database meanwhile. The second, once the
+// whole document is read and found well formed, writes the spooled entities
+// in batches inside one transaction, staging their GUIDs and references in
+// tables of that transaction: the database refuses a GUID written twice
+// (a duplicate of the document), and one join finds the references that
+// name no live entity. An error of r itself (a body over its limit) is
+// returned wrapped, not as an *ImportError.
 func (s *Operator) ImportFrom(ctx context.Context, restaurantGUID string, r io.Reader) (ImportResult, error) {
+	return s.importDocument(ctx, restaurantGUID, r, true)
+}
+
+// importDocument is Import and ImportFrom: spoolOnDisk says whether the
+// checked entities are spooled to a temporary file (a document read from a
+// stream) or kept in memory (a document held in memory already).
+func (s *Operator) importDocument(ctx context.Context, restaurantGUID string, r io.Reader, spoolOnDisk bool) (ImportResult, error) {
 	set, err := loadSchemas()
 	if err != nil {
 		return ImportResult{}, err
 	}
-	im := &importer{
-		set: set, store: s.store, restaurantGUID: strings.ToLower(restaurantGUID), now: s.clock.Now(),
-		present: map[entityKey]bool{}, counts: map[string]int{}, problems: map[string]*problemList{}, seen: map[string]bool{},
-	}
-	defer im.rollback()
-	if err := im.read(ctx, r); err != nil {
-		return ImportResult{}, err
-	}
-	if ie := im.problemsError(); ie != nil {
-		return ImportResult{}, ie
-	}
-	if err := im.flush(ctx); err != nil {
-		return ImportResult{}, err
-	}
-	if !im.tx.found {
-		return ImportResult{}, fmt.Errorf("restaurant %s: %w", im.restaurantGUID, storeerr.ErrNotFound)
-	}
-	external := map[entityKey][]string{}
-	for _, r := range im.refs {
-		if !im.present[r.key] {
-			external[r.key] = append(external[r.key], r.where)
-		}
-	}
-	problems, err := im.tx.missing(ctx, external)
+	sp, err := newImportSpool(spoolOnDisk)
 	if err != nil {
 		return ImportResult{}, err
 	}
-	if len(problems) > 0 {
-		ie := &ImportError{Count: len(problems)}
-		slices.Sort(problems)
-		ie.Problems = problems[:min(len(problems), maxProblems)]
-		return ImportResult{}, ie
-	}
-	if err := im.tx.commit(); err != nil {
+	defer sp.close()
+	im := &importer{set: set, spool: sp, counts: map[string]int{}, seen: map[string]bool{}}
+	if err := im.read(r); err != nil {
 		return ImportResult{}, err
 	}
-	im.tx = nil
+	if ie := im.problems.importError(); ie != nil {
+		return ImportResult{}, ie
+	}
+	guid := strings.ToLower(restaurantGUID)
+	if err := s.writeSpooled(ctx, guid, sp); err != nil {
+		return ImportResult{}, err
+	}
 	total := 0
 	for _, n := range im.counts {
 		total += n
@@ -87,61 +77,123 @@ func (s *Operator) ImportFrom(ctx context.Context, restaurantGUID string, r io.R
 	return ImportResult{Counts: im.counts, Total: total}, nil
 }
 
-// pendingRef is a reference of the document, checked once all of it is read.
-type pendingRef struct {
-	key   entityKey
-	where string
+// writeSpooled writes the entities of a spool into the restaurant in one
+// transaction, and commits it unless the document holds a GUID twice or a
+// reference to no live entity (an *ImportError).
+func (s *Operator) writeSpooled(ctx context.Context, restaurantGUID string, sp *importSpool) error {
+	rd, err := sp.reader()
+	if err != nil {
+		return err
+	}
+	tx, err := s.store.beginImport(ctx, restaurantGUID, s.clock.Now())
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	if !tx.found {
+		return fmt.Errorf("restaurant %s: %w", restaurantGUID, storeerr.ErrNotFound)
+	}
+	var problems problemList
+	var batch []storedEntity
+	batchBytes := 0
+	for {
+		// The batch's entities are reused, their slices with them.
+		if len(batch) < cap(batch) {
+			batch = batch[:len(batch)+1]
+		} else {
+			batch = append(batch, storedEntity{})
+		}
+		more := rd.next(&batch[len(batch)-1])
+		if !more {
+			batch = batch[:len(batch)-1]
+		} else {
+			batchBytes += batch[len(batch)-1].size()
+		}
+		if len(batch) > 0 && (!more || batchBytes >= importBatchBytes) {
+			if err := tx.write(ctx, batch, &problems); err != nil {
+				return err
+			}
+			batch, batchBytes = batch[:0], 0
+		}
+		if !more {
+			break
+		}
+	}
+	if rd.err != nil {
+		return rd.err
+	}
+	if err := tx.dangling(ctx, &problems); err != nil {
+		return err
+	}
+	if problems.count > 0 {
+		return &ImportError{Problems: problems.list, Count: problems.count}
+	}
+	return tx.commit(ctx)
 }
 
-// importer reads one import document and writes its entities.
+// importer reads one import document, checks its entities and spools them.
 type importer struct {
-	set            *schemaSet
-	store          *store
-	restaurantGUID string
-	now            time.Time
-	// tx is the import's transaction, begun when the first batch is
-	// written (or at the end).
-	tx *importTx
-	// batch holds the checked entities not yet written, batchBytes the size
-	// of their documents.
-	batch      []storedEntity
-	batchBytes int
-	present    map[entityKey]bool
-	refs       []pendingRef
-	counts     map[string]int
-	// problems holds the problems found, per top-level key: they are
-	// listed in the order of the keys, sorted, as a whole document decoded
-	// into a map lists them.
-	problems map[string]*problemList
-	// seen holds the top-level keys read.
+	set    *schemaSet
+	spool  *importSpool
+	counts map[string]int
+	// problems holds the problems found, listed in the order of their
+	// top-level keys, sorted, as a whole document decoded into a map lists
+	// them.
+	problems keyedProblems
+	// seen holds the resources read.
 	seen map[string]bool
+	// current is the entity being spooled, its slices reused.
+	current storedEntity
 }
 
 // add records a problem found under the top-level key.
 func (im *importer) add(key, format string, args ...any) {
-	p := im.problems[key]
-	if p == nil {
-		p = &problemList{}
-		im.problems[key] = p
-	}
-	p.add(format, args...)
+	im.problems.add(key, fmt.Sprintf(format, args...))
 }
 
-// problemsError returns the document's problems as an *ImportError, or nil
-// when it has none.
-func (im *importer) problemsError() *ImportError {
-	ie := &ImportError{}
-	for _, k := range slices.Sorted(maps.Keys(im.problems)) {
-		p := im.problems[k]
-		ie.Count += p.count
-		for _, msg := range p.list {
-			if len(ie.Problems) < maxProblems {
-				ie.Problems = append(ie.Problems, msg)
-			}
-		}
+// keyedProblem is a problem found under a top-level key, the seq'th found.
+type keyedProblem struct {
+	key string
+	seq int
+	msg string
+}
+
+// keyedProblems collects the problems of a document, counting them all and
+// keeping the first maxProblems in the order of their top-level keys
+// (sorted) and then of the document: it never holds more than twice as
+// many, whatever the number of keys and problems.
+type keyedProblems struct {
+	kept  []keyedProblem
+	count int
+}
+
+func (p *keyedProblems) add(key, msg string) {
+	p.kept = append(p.kept, keyedProblem{key: key, seq: p.count, msg: msg})
+	p.count++
+	if len(p.kept) >= 2*maxProblems {
+		p.trim()
 	}
-	if ie.Count == 0 {
+}
+
+// trim keeps the first maxProblems problems.
+func (p *keyedProblems) trim() {
+	slices.SortFunc(p.kept, func(a, b keyedProblem) int {
+		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+	})
+	clear(p.kept[min(len(p.kept), maxProblems):])
+	p.kept = p.kept[:min(len(p.kept), maxProblems)]
+}
+
+// importError returns the problems as an *ImportError, or nil when there
+// are none.
+func (p *keyedProblems) importError() *ImportError {
+	if p.count == 0 {
 		return nil
+	}
+	p.trim()
+	ie := &ImportError{Count: p.count}
+	for _, k := range p.kept {
+		ie.Problems = append(ie.Problems, k.msg)
 	}
 	return ie
 }
@@ -203,7 +255,7 @@ func skipRest(dec *json.Decoder, tok json.Token) error {
 }
 
 // read decodes the document from r, checking and queueing its entities.
-func (im *importer) read(ctx context.Context, r io.Reader) error {
+func (im *importer) read(r io.Reader) error {
 	dec := json.NewDecoder(r)
 	tok, err := dec.Token()
 	if err != nil {
@@ -222,7 +274,7 @@ func (im *importer) read(ctx context.Context, r io.Reader) error {
 			return syntaxProblem(err)
 		}
 		key, _ := tok.(string) // the decoder only gives an object strings for keys
-		if err := im.value(ctx, dec, key); err != nil {
+		if err := im.value(dec, key); err != nil {
 			return err
 		}
 	}
@@ -244,7 +296,7 @@ func (im *importer) end(dec *json.Decoder) error {
 }
 
 // value reads the value of the top-level key.
-func (im *importer) value(ctx context.Context, dec *json.Decoder, key string) error {
+func (im *importer) value(dec *json.Decoder, key string) error {
 	k := kindByPath[key]
 	switch {
 	case im.seen[key]:
@@ -253,7 +305,9 @@ func (im *importer) value(ctx context.Context, dec *json.Decoder, key string) er
 	case k == nil:
 		im.add(key, "/%s: unknown resource (want one of %s)", key, strings.Join(Resources(), ", "))
 	}
-	im.seen[key] = true
+	if k != nil {
+		im.seen[key] = true // only resources: the map's size is bounded
+	}
 	if k == nil {
 		tok, err := dec.Token()
 		if err == nil {
@@ -270,7 +324,7 @@ func (im *importer) value(ctx context.Context, dec *json.Decoder, key string) er
 			return syntaxProblem(err)
 		}
 		if one != nil {
-			return im.entity(ctx, k, key, "/"+key, one)
+			return im.entity(k, key, "/"+key, one)
 		}
 		return nil
 	}
@@ -294,7 +348,7 @@ func (im *importer) value(ctx context.Context, dec *json.Decoder, key string) er
 		if err := dec.Decode(&raw); err != nil {
 			return syntaxProblem(err)
 		}
-		if err := im.entity(ctx, k, key, fmt.Sprintf("/%s/%d", key, i), raw); err != nil {
+		if err := im.entity(k, key, fmt.Sprintf("/%s/%d", key, i), raw); err != nil {
 			return err
 		}
 	}
@@ -305,8 +359,8 @@ func (im *importer) value(ctx context.Context, dec *json.Decoder, key string) er
 }
 
 // entity checks one entity of the document, at where under the top-level
-// key, and queues it to be written.
-func (im *importer) entity(ctx context.Context, k *kind, key, where string, raw any) error {
+// key, and spools it to be written.
+func (im *importer) entity(k *kind, key, where string, raw any) error {
 	set := im.set
 	item, ok := raw.(map[string]any)
 	if !ok {
@@ -331,12 +385,8 @@ func (im *importer) entity(ctx context.Context, k *kind, key, where string, raw 
 	}
 	guid := strings.ToLower(item["guid"].(string))
 	item["guid"] = guid
-	self := entityKey{Kind: k.Path, GUID: guid}
-	if im.present[self] {
-		im.add(key, "%s/guid: %s appears twice in %s", where, guid, key)
-		return nil
-	}
-	im.present[self] = true
+	e := &im.current
+	e.Kind, e.GUID, e.At, e.Refs = k.Path, guid, where, e.Refs[:0]
 	for _, rf := range k.Refs {
 		target := &kinds[rf.Target]
 		var list []any
@@ -357,53 +407,20 @@ func (im *importer) entity(ctx context.Context, k *kind, key, where string, raw 
 			}
 			g := strings.ToLower(ref["guid"].(string))
 			ref["guid"] = g
-			im.refs = append(im.refs, pendingRef{key: entityKey{Kind: target.Path, GUID: g}, where: at})
+			e.Refs = append(e.Refs, storedRef{Kind: target.Path, GUID: g, At: at})
 		}
 	}
 	im.counts[k.Path]++
-	if len(im.problems) > 0 {
-		return nil // the document is refused: nothing more is queued
+	if im.problems.count > 0 {
+		return nil // the document is refused: nothing more is spooled
 	}
 	doc, err := json.Marshal(item)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", where, err)
 	}
-	var ext *string
-	if e, ok := item["externalId"].(string); ok {
-		ext = &e
+	e.Doc, e.ExternalID = doc, nil
+	if ext, ok := item["externalId"].(string); ok {
+		e.ExternalID = &ext
 	}
-	im.batch = append(im.batch, storedEntity{Kind: k.Path, GUID: guid, ExternalID: ext, Doc: doc})
-	im.batchBytes += len(doc)
-	if im.batchBytes >= importBatchBytes {
-		return im.flush(ctx)
-	}
-	return nil
-}
-
-// flush writes the queued entities, beginning the import's transaction
-// first when it is not begun yet. Nothing is written into a restaurant that
-// does not exist, or once the document has a problem.
-func (im *importer) flush(ctx context.Context) error {
-	if im.tx == nil {
-		tx, err := im.store.beginImport(ctx, im.restaurantGUID, im.now)
-		if err != nil {
-			return err
-		}
-		im.tx = tx
-	}
-	batch := im.batch
-	im.batch, im.batchBytes = im.batch[:0], 0
-	var err error
-	if im.tx.found && len(im.problems) == 0 {
-		err = im.tx.write(ctx, batch)
-	}
-	clear(batch)
-	return err
-}
-
-// rollback drops what the import wrote unless it committed.
-func (im *importer) rollback() {
-	if im.tx != nil {
-		im.tx.rollback()
-	}
+	return im.spool.put(e)
 }

@@ -87,8 +87,9 @@ func rowCounts(t *testing.T, db *sql.DB) map[string]int64 {
 }
 
 // TestReleaseDataDirectory_OpensAndKeepsItsData opens each SQLite file of
-// the earlier release with today's migrations: every row is still there,
-// and the instants stored the old ways read back as the same instants.
+// the earlier release with today's migrations: every row is still there
+// (the tables made since start empty), and the instants stored the old
+// ways read back as the same instants.
 func TestReleaseDataDirectory_OpensAndKeepsItsData(t *testing.T) {
 	ctx := context.Background()
 	apis := map[string]fs.FS{
@@ -107,7 +108,14 @@ func TestReleaseDataDirectory_OpensAndKeepsItsData(t *testing.T) {
 			db, err := sqlitedb.Open(ctx, path, migrations)
 			require.NoError(t, err)
 			defer db.Close()
-			assert.Equal(t, before, rowCounts(t, db), "every row is kept")
+			after := rowCounts(t, db)
+			for table, n := range after {
+				if _, ok := before[table]; !ok {
+					assert.Zero(t, n, "table %s, which a later migration made, starts empty", table)
+					delete(after, table)
+				}
+			}
+			assert.Equal(t, before, after, "every row is kept")
 		})
 	}
 }
