@@ -574,7 +574,7 @@ type DiscountItemPickingPriority string
 
 // Error defines model for Error.
 type Error struct {
-	// CanRetry Whether the same request may succeed later (rate limit, server error).
+	// CanRetry Whether the same request may succeed later (a body that did not arrive in time, a rate limit, a server error).
 	CanRetry bool `json:"canRetry"`
 
 	// Code A number per `messageKey`, stable across versions.

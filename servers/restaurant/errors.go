@@ -77,6 +77,13 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	}.Handler()
 }
 
+// retryable reports whether the same request may succeed later: a body
+// that did not arrive in time (sent again, in time), a rate limit, a server
+// error.
+func retryable(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
+}
+
 func render(c echo.Context, ae *apiError) error {
 	details := ae.Extra.Details
 	if details == nil {
@@ -89,7 +96,7 @@ func render(c echo.Context, ae *apiError) error {
 	body := restaurantapi.Error{
 		Status: ae.Status, Code: errorCodes[ae.Name], Message: ae.Message, MessageKey: ae.Name,
 		FieldName: field, RequestId: requestIDFrom(c.Request().Context()),
-		CanRetry: ae.Status == http.StatusTooManyRequests || ae.Status >= 500,
+		CanRetry: retryable(ae.Status),
 		Errors:   details,
 	}
 	if ae.Status == http.StatusTooManyRequests {

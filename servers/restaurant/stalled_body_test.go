@@ -17,7 +17,7 @@ import (
 // TestEveryBody_ThatStallsIs408RequestTimeout sends every operation that
 // takes a body (the login, which carries the credentials in it) a body that
 // stalls past the read timeout: each is answered 408 REQUEST_TIMEOUT in the
-// restaurant API's error body, checked against the spec.
+// restaurant API's error body, checked against the spec, with canRetry set.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
 	handler, err := env.Server.Handler()
@@ -34,6 +34,7 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 			assert.Equal(t, http.StatusRequestTimeout, e.Status)
 			assert.Equal(t, restaurantapi.ErrorKeyREQUESTTIMEOUT, e.MessageKey)
 			assert.NotEmpty(t, e.RequestId)
+			assert.True(t, e.CanRetry, "the same request, its body sent in time, may succeed")
 		},
 	})
 }
