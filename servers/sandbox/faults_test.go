@@ -22,6 +22,7 @@ import (
 	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
@@ -70,32 +71,32 @@ func errorBody(t *testing.T, api string, status int, err error) {
 	t.Helper()
 	require.Error(t, err)
 	require.Equal(t, status, statusOf(err), "%s: %v", api, err)
-	var ae *answerError
+	var ae *tenantapi.AnswerError
 	require.ErrorAs(t, err, &ae)
 	switch api {
 	case "pam":
 		var pe pamapi.Error
-		require.NoError(t, json.Unmarshal(ae.body, &pe), "%s", ae.body)
+		require.NoError(t, json.Unmarshal(ae.Body, &pe), "%s", ae.Body)
 		want := map[int]pamapi.ErrorName{429: "too_many_requests", 503: "service_offline", 500: "unknown_error"}[status]
 		assert.Equal(t, want, pe.Error)
 	case "fax":
 		var fe faxapi.Errors
-		require.NoError(t, json.Unmarshal(ae.body, &fe), "%s", ae.body)
+		require.NoError(t, json.Unmarshal(ae.Body, &fe), "%s", ae.Body)
 		require.NotEmpty(t, fe.Errors)
 		assert.Equal(t, "internal_error", string(fe.Errors[0].Code))
 	case "storage":
 		var se storageapi.Error
-		require.NoError(t, xml.Unmarshal(ae.body, &se), "%s", ae.body)
-		assert.Equal(t, "InternalError", string(se.Code))
+		require.NoError(t, xml.Unmarshal(ae.Body, &se), "%s", ae.Body)
+		assert.Equal(t, storageapi.ErrorCodeInternalError, se.Code)
 		assert.NotEmpty(t, se.RequestId)
 	case "restaurant":
 		var re restaurantapi.Error
-		require.NoError(t, json.Unmarshal(ae.body, &re), "%s", ae.body)
+		require.NoError(t, json.Unmarshal(ae.Body, &re), "%s", ae.Body)
 		want := map[int]restaurantapi.ErrorKey{429: "RATE_LIMITED", 503: "INTERNAL_ERROR", 500: "INTERNAL_ERROR"}[status]
 		assert.Equal(t, want, re.MessageKey)
 		assert.True(t, re.CanRetry || retryableStatus(status), "a client retries it")
 		if status == 429 {
-			assert.Equal(t, "1", ae.header.Get("Retry-After"))
+			assert.Equal(t, "1", ae.Header.Get("Retry-After"))
 		}
 	}
 }
@@ -110,15 +111,15 @@ func retryableStatus(status int) bool {
 // X-RateLimit-Retry-At (Unix seconds on the stack's clock).
 func retryWait(t *testing.T, e *env, api string, err error) {
 	t.Helper()
-	var ae *answerError
+	var ae *tenantapi.AnswerError
 	require.ErrorAs(t, err, &ae)
 	if api == "pam" {
-		at, perr := strconv.ParseInt(ae.header.Get("X-RateLimit-Retry-At"), 10, 64)
-		require.NoError(t, perr, "%s: X-RateLimit-Retry-At %v", api, ae.header)
+		at, perr := strconv.ParseInt(ae.Header.Get("X-RateLimit-Retry-At"), 10, 64)
+		require.NoError(t, perr, "%s: X-RateLimit-Retry-At %v", api, ae.Header)
 		assert.Equal(t, e.clock.Now().Add(time.Second).Unix(), at, "%s: a second after the stack's time", api)
 		return
 	}
-	assert.Equal(t, "1", ae.header.Get("Retry-After"), "%s: Retry-After %v", api, ae.header)
+	assert.Equal(t, "1", ae.Header.Get("Retry-After"), "%s: Retry-After %v", api, ae.Header)
 }
 
 func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 )
@@ -27,13 +28,13 @@ const storageFixture = `{"storage": {
 }}`
 
 // storageKeyClient is a storage client on the key the fixture named name.
-func (e *env) storageKeyClient(t testing.TB, b *box, name string) *storageAPI {
+func (e *env) storageKeyClient(t testing.TB, b *box, name string) *tenantapi.StorageClient {
 	t.Helper()
 	require.NotNil(t, b.FixtureCredentials)
 	require.NotNil(t, b.FixtureCredentials.Storage)
 	k, ok := (*b.FixtureCredentials.Storage.Keys)[name]
 	require.True(t, ok, "key %q", name)
-	return newStorage(t, b.Credentials.Storage.Endpoint, b.Credentials.Storage.Region, k.KeyId, k.Secret, e.clock.Now)
+	return tenantapi.NewStorage(t, b.Credentials.Storage.Endpoint, b.Credentials.Storage.Region, k.KeyId, k.Secret, e.clock.Now)
 }
 
 // bucketOf is the name of the bucket the fixture of b called name.
@@ -52,7 +53,7 @@ func (e *env) checkStorageFixture(t testing.TB, b *box) {
 	ctx := context.Background()
 	logs, archive := bucketOf(t, b, "logs"), bucketOf(t, b, "archive")
 	assert.Equal(t, b.Id+"-logs", logs, "bucket names are global: the sandbox's own")
-	for _, c := range []*storageAPI{b.storage, e.storageKeyClient(t, b, "ci")} {
+	for _, c := range []*tenantapi.StorageClient{b.storage, e.storageKeyClient(t, b, "ci")} {
 		cfg, err := c.GetLifecycle(ctx, logs)
 		require.NoError(t, err)
 		require.Len(t, cfg.Rules, 1)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
@@ -24,19 +25,19 @@ const faxFixture = `{"fax": {
 }}`
 
 // faxKeyClient is a fax client on the API key the fixture named name.
-func faxKeyClient(t testing.TB, b *box, name string) *faxAPI {
+func faxKeyClient(t testing.TB, b *box, name string) *tenantapi.FaxClient {
 	t.Helper()
 	require.NotNil(t, b.FixtureCredentials)
 	require.NotNil(t, b.FixtureCredentials.Fax)
 	key, ok := (*b.FixtureCredentials.Fax.ApiKeys)[name]
 	require.True(t, ok, "key %q", name)
-	return newFax(t, b.Credentials.Fax.BaseUrl, key)
+	return tenantapi.NewFax(t, b.Credentials.Fax.BaseUrl, key)
 }
 
 // faxesByTo lists b's faxes by the number they were sent to.
-func faxesByTo(t testing.TB, c *faxAPI) map[string]fax {
+func faxesByTo(t testing.TB, c *tenantapi.FaxClient) map[string]tenantapi.Fax {
 	t.Helper()
-	out := map[string]fax{}
+	out := map[string]tenantapi.Fax{}
 	for f, err := range c.ListFaxes(context.Background(), nil) {
 		require.NoError(t, err)
 		out[f.To] = f

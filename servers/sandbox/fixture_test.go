@@ -17,6 +17,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -35,16 +36,16 @@ func (e *env) createFixture(t testing.TB, fixture string) *box {
 }
 
 // pamKeyClient is a PAM client on a key a fixture made.
-func pamKeyClient(t testing.TB, b *box, name string) *pamAPI {
+func pamKeyClient(t testing.TB, b *box, name string) *tenantapi.PAMClient {
 	t.Helper()
 	require.NotNil(t, b.FixtureCredentials, "the fixture's credentials")
 	require.NotNil(t, b.FixtureCredentials.Pam)
 	k, ok := b.FixtureCredentials.Pam.Keys[name]
 	require.True(t, ok, "key %q in %v", name, b.FixtureCredentials.Pam.Keys)
-	return newPAM(t, b.Credentials.Pam.BaseUrl, b.Credentials.Pam.Team, k.KeyId, k.KeySecret)
+	return tenantapi.NewPAM(t, b.Credentials.Pam.BaseUrl, b.Credentials.Pam.Team, k.KeyId, k.KeySecret)
 }
 
-func groupNames(t testing.TB, c *pamAPI) []string {
+func groupNames(t testing.TB, c *tenantapi.PAMClient) []string {
 	t.Helper()
 	var out []string
 	for g, err := range c.ListGroups(context.Background(), nil) {

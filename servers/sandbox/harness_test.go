@@ -3,7 +3,6 @@ package sandbox_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -26,6 +25,7 @@ import (
 	faxserver "github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/sandbox"
@@ -138,10 +138,10 @@ func (e *env) client(t testing.TB, token string) *sandboxapi.ClientWithResponses
 type box struct {
 	*sandboxapi.CreatedSandbox
 	api        *sandboxapi.ClientWithResponses
-	pam        *pamAPI
-	fax        *faxAPI
-	storage    *storageAPI
-	restaurant *restaurantAPI
+	pam        *tenantapi.PAMClient
+	fax        *tenantapi.FaxClient
+	storage    *tenantapi.StorageClient
+	restaurant *tenantapi.RestaurantClient
 	// inbox is what the test's own receiver got (receive), nil until then.
 	inbox *stack.FaxInbox
 }
@@ -167,7 +167,7 @@ func (e *env) open(t testing.TB, sb *sandboxapi.CreatedSandbox) *box {
 }
 
 // sendFax sends the sample document from the sandbox's number to to.
-func (e *env) sendFax(t testing.TB, b *box, to string) *fax {
+func (e *env) sendFax(t testing.TB, b *box, to string) *tenantapi.Fax {
 	t.Helper()
 	f, err := b.fax.SendFax(context.Background(), faxapi.SendFaxJSONRequestBody{
 		ConnectionId: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From, To: to,
@@ -226,16 +226,7 @@ func tables(t testing.TB, db *sql.DB) []string {
 
 // statusOf is the HTTP status a call answered when it failed (0: it did
 // not; -1: no answer came).
-func statusOf(err error) int {
-	var ae *answerError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ae):
-		return ae.status
-	}
-	return -1
-}
+func statusOf(err error) int { return tenantapi.Status(err) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -446,7 +437,7 @@ func types(events []stack.InboxEvent) []string {
 // use makes one call of every API with b's credentials and checks each
 // worked: a PAM group, a fax to a normal test number, a lifecycle
 // configuration, a restaurant read.
-func (e *env) use(t testing.TB, b *box) (group string, sent *fax) {
+func (e *env) use(t testing.TB, b *box) (group string, sent *tenantapi.Fax) {
 	t.Helper()
 	ctx := context.Background()
 	group = "g-" + b.Id

@@ -15,6 +15,7 @@ import (
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -385,7 +386,7 @@ func TestSandboxes_FiftyInParallelNeverCross(t *testing.T) {
 			}
 			c := b.Credentials.Pam
 			// One try, no retry: the first answer is the one checked.
-			once := newPAM(t, c.BaseUrl, c.Team, c.KeyId, c.KeySecret)
+			once := tenantapi.NewPAM(t, c.BaseUrl, c.Team, c.KeyId, c.KeySecret)
 			_, err = once.GetGroup(ctx, "own-"+b.Id)
 			if want := map[bool]int{true: http.StatusInternalServerError, false: 0}[faulted]; statusOf(err) != want {
 				t.Errorf("%s (faulted %v): GetGroup answered %v, want status %d", b.Id, faulted, err, want)
