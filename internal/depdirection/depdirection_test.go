@@ -12,26 +12,12 @@ import (
 	"github.com/apistack/apistack/internal/docblocks"
 )
 
-// serverTestsMayImportClients are the server packages whose tests drive
-// their server through the ergonomic clients on purpose, and cannot move out
-// of servers/ because they start it with the servers' internal harness
-// (servers/internal/testdb, testkit, stacktest):
-//   - servers/sandbox: a sandbox's faults, clock and webhooks are meant to be
-//     met through the clients (their retry policies against injected 429s and
-//     503s, their typed errors, the webhook receiver on the sandbox's clock);
-//   - servers/admin: what the admin API creates (fax accounts, restaurant API
-//     clients, storage keys) is proven by a client that signs in with it.
-//
-// The servers' own code, and every other server package's tests, import no
-// client package.
-var serverTestsMayImportClients = []string{
-	depdirection.Module + "/servers/sandbox",
-	depdirection.Module + "/servers/admin",
-}
-
 // The module's real graph, tests included: go list prints every package
 // with the imports of each build (a package built for a test carries the
-// test's name), and every forbidden path is listed with its edges.
+// test's name), and every forbidden path is listed with its edges. No
+// server package is let off: the servers' tests reach their servers
+// through the generated clients (servers/internal/tenantapi), and what
+// proves a client's behaviour lives with the clients or under e2e/.
 func TestModule_DependenciesFlowOneWay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list over the module")
@@ -46,19 +32,8 @@ func TestModule_DependenciesFlowOneWay(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(pkgs), 100, "go list printed the module's packages")
 
-	for _, v := range depdirection.Check(pkgs, serverTestsMayImportClients) {
+	for _, v := range depdirection.Check(pkgs, nil) {
 		t.Errorf("%v", v)
-	}
-
-	// Each exception is still needed: once a package's tests no longer
-	// import a client, it leaves the list.
-	for _, pkg := range serverTestsMayImportClients {
-		withoutIt := depdirection.Check(pkgs, nil)
-		found := false
-		for _, v := range withoutIt {
-			found = found || v.Path[0] == pkg || v.Path[0] == pkg+"_test"
-		}
-		assert.True(t, found, "%s's tests import no client package: remove it from serverTestsMayImportClients", pkg)
 	}
 }
 

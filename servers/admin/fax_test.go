@@ -18,14 +18,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients"
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/protocol/contract"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -67,12 +67,11 @@ func startFax(t *testing.T) *faxEnv {
 	return &faxEnv{admin: c, raw: raw, adminURL: adminURL, faxURL: faxHTTP.URL, pdf: pdf}
 }
 
-// faxClient is a fax API client with key, validating every exchange.
-func (e *faxEnv) faxClient(t *testing.T, key string) *faxclient.Client {
+// faxClient is the generated fax API client with key, validating every
+// exchange.
+func (e *faxEnv) faxClient(t *testing.T, key string) *tenantapi.FaxClient {
 	t.Helper()
-	c, err := faxclient.New(faxclient.Config{BaseURL: e.faxURL, APIKey: key, Transport: stacktest.Contract(t, contract.Fax), Retry: clients.RetryPolicy{MaxRetries: -1}})
-	require.NoError(t, err)
-	return c
+	return tenantapi.NewFax(t, e.faxURL, key, tenantapi.WithTransport(stacktest.Contract(t, contract.Fax)))
 }
 
 // keyWorks reports the status of a fax API call made with key.
@@ -83,18 +82,18 @@ func (e *faxEnv) keyStatus(t *testing.T, key string) int {
 	return r.StatusCode()
 }
 
-// inbox is a webhook receiver built on clients/fax's handler, as a receiving
-// service would build it.
+// inbox is a webhook receiver built on protocol/faxwebhook's handler (the
+// one clients/fax's receiver is), as a receiving service would build it.
 type inbox struct {
 	url    string
 	mu     sync.Mutex
-	events []faxclient.Event
+	events []faxwebhook.Event
 }
 
 func newInbox(t *testing.T, key ed25519.PublicKey) *inbox {
 	t.Helper()
 	in := &inbox{}
-	h, err := faxclient.NewWebhookHandler(key, func(_ context.Context, e faxclient.Event) error {
+	h, err := faxwebhook.NewHandler(key, func(_ context.Context, e faxwebhook.Event) error {
 		in.mu.Lock()
 		defer in.mu.Unlock()
 		in.events = append(in.events, e)
@@ -139,8 +138,8 @@ func (e *faxEnv) tenant(t *testing.T, name, number string) tenant {
 		PublicKey string `json:"public_key"`
 	}
 	require.NoError(t, json.Unmarshal(pk.Body, &raw))
-	key, err := faxclient.ParseWebhookPublicKey(raw.PublicKey)
-	require.NoError(t, err, "clients/fax reads the key the admin API gives")
+	key, err := faxwebhook.ParsePublicKey(raw.PublicKey)
+	require.NoError(t, err, "a receiver reads the key the admin API gives")
 	in := newInbox(t, key)
 
 	acct, err := e.admin.CreateFaxAccountWithResponse(ctx, adminapi.FaxCreateAccountRequest{Name: name})

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	restaurantclient "github.com/apistack/apistack/clients/restaurant"
 	"github.com/apistack/apistack/gen/adminapi"
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/restaurant/restauranttest"
 )
 
@@ -35,12 +35,12 @@ func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
 }
 
 // menuItemNames lists the menu items a client sees.
-func menuItemNames(t *testing.T, c *restaurantclient.Client) map[string]bool {
+func menuItemNames(t *testing.T, c *tenantapi.RestaurantClient) map[string]bool {
 	t.Helper()
 	seen := map[string]bool{}
 	for item, err := range c.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
-		seen[item.GUID] = true
+		seen[item.Guid] = true
 	}
 	return seen
 }
@@ -84,10 +84,8 @@ func TestRestaurantAdmin_CreateGrantImportArchiveRemove(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(before.Body), string(after.Body), "a refused import changes nothing")
 
-	rc, err := restaurantclient.New(restaurantclient.Config{
-		BaseURL: env.restaurantURL, ClientID: client.JSON201.ClientId, ClientSecret: client.JSON201.ClientSecret, Restaurant: guid,
-	})
-	require.NoError(t, err)
+	// The API client the admin API created signs in and reads the menu.
+	rc := tenantapi.NewRestaurant(t, env.restaurantURL, client.JSON201.ClientId, client.JSON201.ClientSecret, guid)
 	items := menuItemNames(t, rc)
 	require.Len(t, items, 40)
 
@@ -111,9 +109,9 @@ func TestRestaurantAdmin_CreateGrantImportArchiveRemove(t *testing.T) {
 	assert.NotContains(t, items, archived, "archived entities are never returned")
 	assert.NotContains(t, items, removed, "removed entities are never returned")
 	_, err = rc.GetMenuItem(ctx, archived)
-	var apiErr *restaurantclient.Error
+	var apiErr *tenantapi.AnswerError
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
+	assert.Equal(t, http.StatusNotFound, apiErr.Status)
 
 	missing, err := env.api.ArchiveRestaurantEntityWithResponse(ctx, guid, adminapi.RestaurantResourceMenuItems, uuid.NewString())
 	require.NoError(t, err)

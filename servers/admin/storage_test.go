@@ -2,15 +2,18 @@ package admin_test
 
 import (
 	"context"
+	"encoding/xml"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	clientstorage "github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/adminapi"
+	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/admin"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
@@ -100,17 +103,19 @@ func TestStorageKeys_IssuedKeysSignUntilDeleted(t *testing.T) {
 	assert.Equal(t, "backup job", list.JSON200.Keys[1].Description)
 	assert.NotContains(t, string(list.Body), key.Secret, "secrets are shown once")
 
-	client, err := clientstorage.New(clientstorage.Config{Endpoint: env.URL, Region: storage.DefaultRegion, KeyID: key.KeyId, Secret: key.Secret})
-	require.NoError(t, err)
+	// The key signs requests of the storage API.
+	client := tenantapi.NewStorage(t, env.URL, storage.DefaultRegion, key.KeyId, key.Secret, time.Now)
 	require.NoError(t, client.DeleteLifecycle(ctx, storagetest.Bucket))
 
 	del, err := c.DeleteStorageKeyWithResponse(ctx, key.KeyId)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNoContent, del.StatusCode())
 	err = client.DeleteLifecycle(ctx, storagetest.Bucket)
-	var er *clientstorage.Error
+	var er *tenantapi.AnswerError
 	require.ErrorAs(t, err, &er)
-	assert.Equal(t, clientstorage.ErrorCodeInvalidAccessKeyId, er.Code)
+	var doc storageapi.Error
+	require.NoError(t, xml.Unmarshal(er.Body, &doc), "%s", er.Body)
+	assert.Equal(t, storageapi.ErrorCodeInvalidAccessKeyId, doc.Code)
 
 	del, err = c.DeleteStorageKeyWithResponse(ctx, key.KeyId)
 	require.NoError(t, err)

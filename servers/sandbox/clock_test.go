@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/restaurantapi"
@@ -351,7 +350,7 @@ func TestSandboxClock_WebhookRetriesWaitForTheSandboxsClock(t *testing.T) {
 	t.Cleanup(hs.Close)
 	require.NoError(t, e.st.Fax.AllowDestinations(hs.URL))
 	a := e.create(t, frozenClock)
-	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: &hs.URL})
+	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &hs.URL})
 	require.NoError(t, err)
 	f := e.sendFax(t, a, "+13125550800")
 

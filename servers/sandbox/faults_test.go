@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"encoding/xml"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,27 +15,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients"
-	faxclient "github.com/apistack/apistack/clients/fax"
-	"github.com/apistack/apistack/clients/pam"
-	"github.com/apistack/apistack/clients/restaurant"
-	"github.com/apistack/apistack/clients/storage"
+	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/pamapi"
+	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/gen/storageapi"
 	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
 
-// noRetry makes the ergonomic clients answer the first attempt's error.
-var noRetry = clients.RetryPolicy{MaxRetries: -1}
-
-// fastRetry retries soon, and waits at most 3s when told to.
-var fastRetry = clients.RetryPolicy{MaxRetries: 3, MaxWait: 3 * time.Second, WaitMin: time.Millisecond, WaitMax: 10 * time.Millisecond}
-
-// apiCall is one read of an API through its ergonomic client: the
-// operation a fault names and the call.
+// apiCall is one read of an API through its generated client: the
+// operation a fault names and the call. A call is one request, never
+// retried: what it answers is what the server sent.
 type apiCall struct {
 	api, operation string
 	call           func(ctx context.Context, b *box) error
@@ -66,50 +63,73 @@ var apiCalls = []apiCall{
 	}},
 }
 
-// errorBody checks the API's documented error of a fault's answer, as its
-// client reads it.
+// errorBody checks the API's documented error of a fault's answer, which
+// a client reads as its typed error: PAM's error name, the fax API's error
+// code, the storage API's XML code and request id, the restaurant API's
+// message key, an error a client retries.
 func errorBody(t *testing.T, api string, status int, err error) {
 	t.Helper()
 	require.Error(t, err)
 	require.Equal(t, status, statusOf(err), "%s: %v", api, err)
+	var ae *tenantapi.AnswerError
+	require.ErrorAs(t, err, &ae)
 	switch api {
 	case "pam":
-		var pe *pam.Error
-		require.ErrorAs(t, err, &pe)
-		want := map[int]pam.ErrorName{429: pam.TooManyRequests, 503: pam.ServiceOffline, 500: pam.UnknownError}[status]
-		assert.Equal(t, want, pe.Name)
+		var pe pamapi.Error
+		require.NoError(t, json.Unmarshal(ae.Body, &pe), "%s", ae.Body)
+		want := map[int]pamapi.ErrorName{429: "too_many_requests", 503: "service_offline", 500: "unknown_error"}[status]
+		assert.Equal(t, want, pe.Error)
 	case "fax":
-		var fe *faxclient.Error
-		require.ErrorAs(t, err, &fe)
-		require.NotEmpty(t, fe.Items)
-		assert.Equal(t, "internal_error", string(fe.Items[0].Code))
+		var fe faxapi.Errors
+		require.NoError(t, json.Unmarshal(ae.Body, &fe), "%s", ae.Body)
+		require.NotEmpty(t, fe.Errors)
+		assert.Equal(t, "internal_error", string(fe.Errors[0].Code))
 	case "storage":
-		var se *storage.Error
-		require.ErrorAs(t, err, &se)
-		assert.Equal(t, storage.ErrorCodeInternalError, se.Code)
-		assert.NotEmpty(t, se.RequestID)
+		var se storageapi.Error
+		require.NoError(t, xml.Unmarshal(ae.Body, &se), "%s", ae.Body)
+		assert.Equal(t, storageapi.ErrorCodeInternalError, se.Code)
+		assert.NotEmpty(t, se.RequestId)
 	case "restaurant":
-		var re *restaurant.Error
-		require.ErrorAs(t, err, &re)
-		want := map[int]restaurant.ErrorKey{429: "RATE_LIMITED", 503: "INTERNAL_ERROR", 500: "INTERNAL_ERROR"}[status]
-		assert.Equal(t, want, re.Key)
-		assert.True(t, re.Retryable())
+		var re restaurantapi.Error
+		require.NoError(t, json.Unmarshal(ae.Body, &re), "%s", ae.Body)
+		want := map[int]restaurantapi.ErrorKey{429: "RATE_LIMITED", 503: "INTERNAL_ERROR", 500: "INTERNAL_ERROR"}[status]
+		assert.Equal(t, want, re.MessageKey)
+		assert.True(t, re.CanRetry || retryableStatus(status), "a client retries it")
 		if status == 429 {
-			assert.Equal(t, time.Second, re.RetryAfter)
+			assert.Equal(t, "1", ae.Header.Get("Retry-After"))
 		}
 	}
+}
+
+// retryableStatus is a status a client retries: 429, and 5xx but 501.
+func retryableStatus(status int) bool {
+	return status == 429 || (status >= 500 && status <= 599 && status != 501)
+}
+
+// retryWait checks what a fault's answer tells a client to wait before it
+// retries: its Retry-After (the fault's retry_after, one second), or PAM's
+// X-RateLimit-Retry-At (Unix seconds on the stack's clock).
+func retryWait(t *testing.T, e *env, api string, err error) {
+	t.Helper()
+	var ae *tenantapi.AnswerError
+	require.ErrorAs(t, err, &ae)
+	if api == "pam" {
+		at, perr := strconv.ParseInt(ae.Header.Get("X-RateLimit-Retry-At"), 10, 64)
+		require.NoError(t, perr, "%s: X-RateLimit-Retry-At %v", api, ae.Header)
+		assert.Equal(t, e.clock.Now().Add(time.Second).Unix(), at, "%s: a second after the stack's time", api)
+		return
+	}
+	assert.Equal(t, "1", ae.Header.Get("Retry-After"), "%s: Retry-After %v", api, ae.Header)
 }
 
 func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
 	b := e.create(t, sandboxapi.CreateSandboxRequest{})
-	require.NoError(t, b.storage.PutLifecycle(ctx, b.Credentials.Storage.Bucket,
-		storage.Configuration(storage.ExpireAfterDays("tmp", "tmp/", 7))))
-	once, retrying := e.clientsOf(t, b, noRetry), e.clientsOf(t, b, fastRetry)
+	require.NoError(t, b.storage.PutLifecycle(ctx, b.Credentials.Storage.Bucket, expireTmp))
 	for _, c := range apiCalls {
 		t.Run(c.api, func(t *testing.T) {
-			require.NoError(t, c.call(ctx, once), "no fault yet")
+			require.NoError(t, c.call(ctx, b), "no fault yet")
 			for _, x := range []struct {
 				kind   sandboxapi.FaultKind
 				status int
@@ -124,20 +144,20 @@ func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
 				f := addFault(t, b, req)
 				assert.Equal(t, 2, f.Count)
 				assert.Regexp(t, `^flt-[0-9a-f]{16}$`, f.Id)
-				// The first of the two: the client's typed error, the API's body.
-				errorBody(t, c.api, x.status, c.call(ctx, once))
-				// The second: a retrying client comes through.
-				start := time.Now()
-				require.NoError(t, c.call(ctx, retrying), "%s %s: the client retries", c.api, x.kind)
-				if x.status != 500 && c.api != "pam" {
-					// It waited as Retry-After said (PAM's client waits for
-					// X-RateLimit-Retry-At, dated by the stack's frozen clock).
-					assert.GreaterOrEqual(t, time.Since(start), time.Second, "%s %s: Retry-After honoured", c.api, x.kind)
+				// Both of the two: the API's documented error, and for a
+				// 429 or 503 the wait a retrying client honours.
+				for range 2 {
+					err := c.call(ctx, b)
+					errorBody(t, c.api, x.status, err)
+					if x.status != 500 {
+						retryWait(t, e, c.api, err)
+					}
 				}
 				faults := listFaults(t, b)
 				require.Len(t, faults, 1)
 				assert.Equal(t, 2, faults[0].Taken, "%s %s", c.api, x.kind)
-				require.NoError(t, c.call(ctx, once), "the fault is used up")
+				// A client's retry after them comes through.
+				require.NoError(t, c.call(ctx, b), "the fault is used up")
 				clearFaults(t, b)
 			}
 
@@ -145,16 +165,19 @@ func TestFaults_EveryKindSeenThroughTheClients(t *testing.T) {
 			e.clock.Advance(time.Second)
 			addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindSlow, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(1), Delay: ptr("300ms")})
 			start := time.Now()
-			require.NoError(t, c.call(ctx, once))
+			require.NoError(t, c.call(ctx, b))
 			assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
 			clearFaults(t, b)
 
-			// drop: no answer; a retrying client comes through.
+			// drop: no answer, twice; a client's retry after them comes
+			// through.
 			addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindDrop, Api: apiOf(c.api), Operation: &c.operation, Count: ptr(2)})
-			err := c.call(ctx, once)
-			require.Error(t, err)
-			assert.Equal(t, -1, statusOf(err), "no answer, so no API error: %v", err)
-			require.NoError(t, c.call(ctx, retrying))
+			for range 2 {
+				err := c.call(ctx, b)
+				require.Error(t, err)
+				assert.Equal(t, -1, statusOf(err), "no answer, so no API error: %v", err)
+			}
+			require.NoError(t, c.call(ctx, b))
 			assert.Equal(t, 2, listFaults(t, b)[0].Taken)
 			clearFaults(t, b)
 		})
@@ -179,7 +202,8 @@ func TestFaults_ShareAndEveryOperation(t *testing.T) {
 	e := start(t, envOptions{})
 	ctx := context.Background()
 	b := e.create(t, sandboxapi.CreateSandboxRequest{})
-	once := e.clientsOf(t, b, noRetry)
+	// Clients of their own, not signed in yet.
+	once := e.apisOf(t, b)
 	// No operation: every request of the API, the token exchange too.
 	addFault(t, b, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf("restaurant")})
 	for range 3 {
@@ -197,7 +221,7 @@ func TestFaults_ShareAndEveryOperation(t *testing.T) {
 	failed := 0
 	const n = 60
 	for range n {
-		if _, err := once.pam.GetGroup(ctx, b.Id+"-admins"); err != nil {
+		if _, err := b.pam.GetGroup(ctx, b.Id+"-admins"); err != nil {
 			require.Equal(t, 500, statusOf(err))
 			failed++
 		}
@@ -216,22 +240,21 @@ func TestFaults_NeverTouchAnotherSandboxOrTheDemoTenants(t *testing.T) {
 	raw, err := json.Marshal(demoCreds)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &creds))
-	demo := e.clientsOf(t, &box{CreatedSandbox: &sandboxapi.CreatedSandbox{Credentials: creds}}, noRetry)
+	demo := e.apisOf(t, &box{CreatedSandbox: &sandboxapi.CreatedSandbox{Credentials: creds}})
 	for _, api := range []string{"pam", "fax", "storage", "restaurant"} {
 		addFault(t, a, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindUnavailable, Api: apiOf(api)})
 	}
-	oa, ob := e.clientsOf(t, a, noRetry), e.clientsOf(t, b, noRetry)
 	for _, c := range apiCalls {
 		if c.api == "storage" {
 			continue // no lifecycle configuration: below
 		}
-		assert.Equal(t, 503, statusOf(c.call(ctx, oa)), "%s: A's own fault", c.api)
-		assert.NoError(t, c.call(ctx, ob), "%s: B has no fault", c.api)
+		assert.Equal(t, 503, statusOf(c.call(ctx, a)), "%s: A's own fault", c.api)
+		assert.NoError(t, c.call(ctx, b), "%s: B has no fault", c.api)
 		assert.NoError(t, c.call(ctx, demo), "%s: the demo tenants have no fault", c.api)
 	}
-	_, err = oa.storage.GetLifecycle(ctx, a.Credentials.Storage.Bucket)
+	_, err = a.storage.GetLifecycle(ctx, a.Credentials.Storage.Bucket)
 	assert.Equal(t, 503, statusOf(err))
-	_, err = ob.storage.GetLifecycle(ctx, b.Credentials.Storage.Bucket)
+	_, err = b.storage.GetLifecycle(ctx, b.Credentials.Storage.Bucket)
 	assert.NotEqual(t, 503, statusOf(err))
 	// A's faults are A's: B's token neither lists nor deletes them.
 	resp, err := b.api.ListSandboxFaultsWithResponse(ctx, a.Id)
@@ -261,7 +284,7 @@ func TestFaults_NeverTouchAnotherSandboxOrTheDemoTenants(t *testing.T) {
 	reset, err := a.api.ResetSandboxWithResponse(ctx, a.Id)
 	testkit.Answered(t, http.StatusOK, reset, err)
 	assert.Empty(t, listFaults(t, a))
-	assert.NoError(t, apiCalls[0].call(ctx, oa), "no fault after the reset")
+	assert.NoError(t, apiCalls[0].call(ctx, a), "no fault after the reset")
 }
 
 func TestFaults_BadDefinitionsAre400AndStoreNothing(t *testing.T) {
@@ -313,7 +336,7 @@ func TestFaults_NextNIsExactAcrossTwoStacksOnOneDatabase(t *testing.T) {
 	creds.Storage.Endpoint, creds.Restaurant.BaseUrl = second.urls[stack.Storage], second.urls[stack.Restaurant]
 	viaSecond.Credentials = creds
 	b2 := second.open(t, &viaSecond)
-	clients := []*box{first.clientsOf(t, sb, noRetry), second.clientsOf(t, b2, noRetry)}
+	clients := []*box{sb, b2}
 	// Both replicas know the sandbox has no fault (their caches hold it).
 	for _, c := range clients {
 		require.NoError(t, apiCalls[0].call(ctx, c))

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 )
@@ -28,16 +28,13 @@ const storageFixture = `{"storage": {
 }}`
 
 // storageKeyClient is a storage client on the key the fixture named name.
-func (e *env) storageKeyClient(t testing.TB, b *box, name string) *storage.Client {
+func (e *env) storageKeyClient(t testing.TB, b *box, name string) *tenantapi.StorageClient {
 	t.Helper()
 	require.NotNil(t, b.FixtureCredentials)
 	require.NotNil(t, b.FixtureCredentials.Storage)
 	k, ok := (*b.FixtureCredentials.Storage.Keys)[name]
 	require.True(t, ok, "key %q", name)
-	c, err := storage.New(storage.Config{Endpoint: b.Credentials.Storage.Endpoint, Region: b.Credentials.Storage.Region, KeyID: k.KeyId,
-		Secret: k.Secret, Now: e.clock.Now})
-	require.NoError(t, err)
-	return c
+	return tenantapi.NewStorage(t, b.Credentials.Storage.Endpoint, b.Credentials.Storage.Region, k.KeyId, k.Secret, e.clock.Now)
 }
 
 // bucketOf is the name of the bucket the fixture of b called name.
@@ -56,7 +53,7 @@ func (e *env) checkStorageFixture(t testing.TB, b *box) {
 	ctx := context.Background()
 	logs, archive := bucketOf(t, b, "logs"), bucketOf(t, b, "archive")
 	assert.Equal(t, b.Id+"-logs", logs, "bucket names are global: the sandbox's own")
-	for _, c := range []*storage.Client{b.storage, e.storageKeyClient(t, b, "ci")} {
+	for _, c := range []*tenantapi.StorageClient{b.storage, e.storageKeyClient(t, b, "ci")} {
 		cfg, err := c.GetLifecycle(ctx, logs)
 		require.NoError(t, err)
 		require.Len(t, cfg.Rules, 1)
@@ -69,7 +66,7 @@ func (e *env) checkStorageFixture(t testing.TB, b *box) {
 	}
 	// Versioning is the fixture's: a rule on noncurrent versions is refused
 	// on the unversioned bucket, taken on the versioned one.
-	rules, err := b.storage.GetLifecycle(ctx, archive)
+	rules, err := b.storage.GetLifecycleXML(ctx, archive)
 	require.NoError(t, err)
 	assert.NoError(t, b.storage.PutLifecycle(ctx, archive, rules))
 	assert.Equal(t, http.StatusBadRequest, statusOf(b.storage.PutLifecycle(ctx, logs, rules)))
@@ -96,7 +93,7 @@ func menuItems(t testing.TB, b *box) map[string]bool {
 	out := map[string]bool{}
 	for item, err := range b.restaurant.ListMenuItems(context.Background(), nil) {
 		require.NoError(t, err)
-		out[item.GUID] = true
+		out[item.Guid] = true
 	}
 	return out
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
@@ -25,21 +25,19 @@ const faxFixture = `{"fax": {
 }}`
 
 // faxKeyClient is a fax client on the API key the fixture named name.
-func faxKeyClient(t testing.TB, b *box, name string) *faxclient.Client {
+func faxKeyClient(t testing.TB, b *box, name string) *tenantapi.FaxClient {
 	t.Helper()
 	require.NotNil(t, b.FixtureCredentials)
 	require.NotNil(t, b.FixtureCredentials.Fax)
 	key, ok := (*b.FixtureCredentials.Fax.ApiKeys)[name]
 	require.True(t, ok, "key %q", name)
-	c, err := faxclient.New(faxclient.Config{BaseURL: b.Credentials.Fax.BaseUrl, APIKey: key})
-	require.NoError(t, err)
-	return c
+	return tenantapi.NewFax(t, b.Credentials.Fax.BaseUrl, key)
 }
 
 // faxesByTo lists b's faxes by the number they were sent to.
-func faxesByTo(t testing.TB, c *faxclient.Client) map[string]faxclient.Fax {
+func faxesByTo(t testing.TB, c *tenantapi.FaxClient) map[string]tenantapi.Fax {
 	t.Helper()
-	out := map[string]faxclient.Fax{}
+	out := map[string]tenantapi.Fax{}
 	for f, err := range c.ListFaxes(context.Background(), nil) {
 		require.NoError(t, err)
 		out[f.To] = f
@@ -57,7 +55,7 @@ func checkFaxFixture(t testing.TB, b *box) {
 	assert.NotEqual(t, main, (*fx.Numbers)["spare"])
 	app, err := b.fax.GetApplication(ctx, (*fx.Applications)["billing"])
 	require.NoError(t, err)
-	assert.Equal(t, "billing", app.Name)
+	assert.Equal(t, "billing", app.ApplicationName)
 	c := faxKeyClient(t, b, "ci")
 	faxes := faxesByTo(t, c)
 	require.Len(t, faxes, 3)
@@ -65,7 +63,7 @@ func checkFaxFixture(t testing.TB, b *box) {
 		f := faxes[to]
 		assert.Equal(t, want, string(f.Status), to)
 		assert.Equal(t, main, f.From, to)
-		assert.Equal(t, app.ID, f.ConnectionID, to)
+		assert.Equal(t, app.Id, f.ConnectionId, to)
 	}
 	assert.Equal(t, "user_busy", string(*faxes["+13125550102"].FailureReason))
 	assert.Equal(t, 3, *faxes["+13125550101"].PageCount)

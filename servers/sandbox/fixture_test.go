@@ -13,10 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/pam"
+	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -35,18 +36,16 @@ func (e *env) createFixture(t testing.TB, fixture string) *box {
 }
 
 // pamKeyClient is a PAM client on a key a fixture made.
-func pamKeyClient(t testing.TB, b *box, name string) *pam.Client {
+func pamKeyClient(t testing.TB, b *box, name string) *tenantapi.PAMClient {
 	t.Helper()
 	require.NotNil(t, b.FixtureCredentials, "the fixture's credentials")
 	require.NotNil(t, b.FixtureCredentials.Pam)
 	k, ok := b.FixtureCredentials.Pam.Keys[name]
 	require.True(t, ok, "key %q in %v", name, b.FixtureCredentials.Pam.Keys)
-	c, err := pam.New(pam.Config{BaseURL: b.Credentials.Pam.BaseUrl, Team: b.Credentials.Pam.Team, KeyID: k.KeyId, KeySecret: k.KeySecret})
-	require.NoError(t, err)
-	return c
+	return tenantapi.NewPAM(t, b.Credentials.Pam.BaseUrl, b.Credentials.Pam.Team, k.KeyId, k.KeySecret)
 }
 
-func groupNames(t testing.TB, c *pam.Client) []string {
+func groupNames(t testing.TB, c *tenantapi.PAMClient) []string {
 	t.Helper()
 	var out []string
 	for g, err := range c.ListGroups(context.Background(), nil) {
@@ -76,7 +75,7 @@ func TestFixtures_TheMinimalFixtureCreatesItsGroup(t *testing.T) {
 	b := e.createFixture(t, `{"pam": {"groups": [{"name": "fx-group", "roles": ["end_user"]}]}}`)
 	g, err := b.pam.GetGroup(context.Background(), "fx-group")
 	require.NoError(t, err)
-	assert.Equal(t, []pam.Role{"end_user"}, g.Roles)
+	assert.Equal(t, []pamapi.Role{"end_user"}, g.Roles)
 	assert.Nil(t, b.FixtureCredentials, "the fixture made no credentials")
 }
 
@@ -91,14 +90,14 @@ func TestFixtures_PAMSectionCreatesGroupsUsersServiceUsersAndNamedKeys(t *testin
 	ctx := context.Background()
 	b := e.createFixture(t, pamFixture)
 
-	for name, roles := range map[string][]pam.Role{"readers": {"end_user"}, "ops": {"pam_admin", "security_admin"}} {
+	for name, roles := range map[string][]pamapi.Role{"readers": {"end_user"}, "ops": {"pam_admin", "security_admin"}} {
 		g, err := b.pam.GetGroup(ctx, name)
 		require.NoError(t, err, name)
 		assert.ElementsMatch(t, roles, g.Roles, name)
 	}
 	alice, err := b.pam.GetUser(ctx, "alice")
 	require.NoError(t, err)
-	assert.Equal(t, pam.UserKind("human"), alice.Kind)
+	assert.Equal(t, pamapi.UserKind("human"), alice.Kind)
 	var members []string
 	for u, err := range b.pam.ListGroupMembers(ctx, "readers", nil) {
 		require.NoError(t, err)

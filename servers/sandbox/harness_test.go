@@ -3,7 +3,6 @@ package sandbox_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,18 +16,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients"
-	faxclient "github.com/apistack/apistack/clients/fax"
-	"github.com/apistack/apistack/clients/pam"
-	"github.com/apistack/apistack/clients/restaurant"
-	"github.com/apistack/apistack/clients/storage"
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/protocol/contract"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/clock"
 	faxserver "github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/tenantapi"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	pamserver "github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/sandbox"
@@ -136,15 +133,15 @@ func (e *env) client(t testing.TB, token string) *sandboxapi.ClientWithResponses
 	return c
 }
 
-// box is one sandbox as a test uses it: its token's client and a client of
-// every API on its credentials.
+// box is one sandbox as a test uses it: its token's client and a generated
+// client of every API on its credentials (apis_test.go).
 type box struct {
 	*sandboxapi.CreatedSandbox
 	api        *sandboxapi.ClientWithResponses
-	pam        *pam.Client
-	fax        *faxclient.Client
-	storage    *storage.Client
-	restaurant *restaurant.Client
+	pam        *tenantapi.PAMClient
+	fax        *tenantapi.FaxClient
+	storage    *tenantapi.StorageClient
+	restaurant *tenantapi.RestaurantClient
 	// inbox is what the test's own receiver got (receive), nil until then.
 	inbox *stack.FaxInbox
 }
@@ -166,16 +163,15 @@ func (e *env) pair(t testing.TB, body sandboxapi.CreateSandboxRequest) (a, b *bo
 
 func (e *env) open(t testing.TB, sb *sandboxapi.CreatedSandbox) *box {
 	t.Helper()
-	// The clients' default retries.
-	return e.clientsOf(t, &box{CreatedSandbox: sb, api: e.client(t, sb.Token)}, clients.RetryPolicy{})
+	return e.apisOf(t, &box{CreatedSandbox: sb, api: e.client(t, sb.Token)})
 }
 
 // sendFax sends the sample document from the sandbox's number to to.
-func (e *env) sendFax(t testing.TB, b *box, to string) *faxclient.Fax {
+func (e *env) sendFax(t testing.TB, b *box, to string) *tenantapi.Fax {
 	t.Helper()
-	f, err := b.fax.SendFax(context.Background(), faxclient.SendFaxParams{
-		ConnectionID: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From, To: to,
-		MediaURL: e.urls[stack.Admin] + stack.FaxSamplePath,
+	f, err := b.fax.SendFax(context.Background(), faxapi.SendFaxJSONRequestBody{
+		ConnectionId: b.Credentials.Fax.ConnectionId, From: b.Credentials.Fax.From, To: to,
+		MediaUrl: e.urls[stack.Admin] + stack.FaxSamplePath,
 	})
 	require.NoError(t, err)
 	return f
@@ -228,26 +224,9 @@ func tables(t testing.TB, db *sql.DB) []string {
 	return out
 }
 
-// statusOf is the HTTP status of an ergonomic client's error (0: none).
-func statusOf(err error) int {
-	var pe *pam.Error
-	var fe *faxclient.Error
-	var se *storage.Error
-	var re *restaurant.Error
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &pe):
-		return pe.StatusCode
-	case errors.As(err, &fe):
-		return fe.StatusCode
-	case errors.As(err, &se):
-		return se.StatusCode
-	case errors.As(err, &re):
-		return re.StatusCode
-	}
-	return -1
-}
+// statusOf is the HTTP status a call answered when it failed (0: it did
+// not; -1: no answer came).
+func statusOf(err error) int { return tenantapi.Status(err) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -261,39 +240,18 @@ func label(b *box) string { return fmt.Sprintf("sandbox %s", b.Id) }
 func (e *env) receive(t testing.TB, b *box) *stack.FaxInbox {
 	t.Helper()
 	inbox := &stack.FaxInbox{}
-	h, err := faxclient.NewWebhookHandler(e.st.Fax.Operator().WebhookPublicKey(), func(_ context.Context, ev faxclient.Event) error {
+	h, err := faxwebhook.NewHandler(e.st.Fax.Operator().WebhookPublicKey(), func(_ context.Context, ev faxwebhook.Event) error {
 		inbox.Add(stack.InboxEvent{ID: ev.ID, EventType: ev.Type, FaxID: ev.FaxID, Attempt: ev.Attempt, ReceivedAt: e.clock.Now(), Body: ev.Raw})
 		return nil
-	}, faxclient.WithClock(e.clock.Now))
+	}, faxwebhook.WithClock(e.clock.Now))
 	require.NoError(t, err)
 	target := httptest.NewServer(h)
 	t.Cleanup(target.Close)
 	// The receiver is on loopback: allowed as `serve --fax-allow-destination` would.
 	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
-	url := target.URL + "/hooks"
-	_, err = b.fax.UpdateApplication(context.Background(), b.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: &url})
-	require.NoError(t, err)
+	require.NoError(t, b.fax.SetWebhookURL(context.Background(), b.Credentials.Fax.ConnectionId, target.URL+"/hooks"))
 	b.inbox = inbox
 	return inbox
-}
-
-// clientsOf returns b's ergonomic clients with the retry policy p.
-func (e *env) clientsOf(t testing.TB, b *box, p clients.RetryPolicy) *box {
-	t.Helper()
-	c := b.Credentials
-	out := &box{CreatedSandbox: b.CreatedSandbox, api: b.api}
-	var err error
-	out.pam, err = pam.New(pam.Config{BaseURL: c.Pam.BaseUrl, Team: c.Pam.Team, KeyID: c.Pam.KeyId, KeySecret: c.Pam.KeySecret, Retry: p})
-	require.NoError(t, err)
-	out.fax, err = faxclient.New(faxclient.Config{BaseURL: c.Fax.BaseUrl, APIKey: c.Fax.ApiKey, Retry: p})
-	require.NoError(t, err)
-	out.storage, err = storage.New(storage.Config{Endpoint: c.Storage.Endpoint, Region: c.Storage.Region, KeyID: c.Storage.KeyId,
-		Secret: c.Storage.Secret, Now: e.clock.Now, Retry: p})
-	require.NoError(t, err)
-	out.restaurant, err = restaurant.New(restaurant.Config{BaseURL: c.Restaurant.BaseUrl, ClientID: c.Restaurant.ClientId,
-		ClientSecret: c.Restaurant.ClientSecret, Restaurant: c.Restaurant.RestaurantGuid, Retry: p})
-	require.NoError(t, err)
-	return out
 }
 
 // addFault adds f to b through b's own token and returns it.
@@ -336,7 +294,7 @@ func faxStatus(t testing.TB, b *box, id string) faxapi.FaxStatus {
 	t.Helper()
 	f, err := b.fax.GetFax(context.Background(), id)
 	require.NoError(t, err)
-	return faxapi.FaxStatus(f.Status)
+	return f.Status
 }
 
 // inboxOf lists what b's receiver (receive) got of a fax, in the order it
@@ -390,7 +348,7 @@ func delivered(fax, eventType string) func(*sandboxapi.WebhookLogPage) bool {
 
 func publicKey(t testing.TB, b *box) []byte {
 	t.Helper()
-	k, err := faxclient.ParseWebhookPublicKey(b.Credentials.Fax.WebhookPublicKey)
+	k, err := faxwebhook.ParsePublicKey(b.Credentials.Fax.WebhookPublicKey)
 	require.NoError(t, err)
 	return k
 }
@@ -398,7 +356,7 @@ func publicKey(t testing.TB, b *box) []byte {
 // verify checks an attempt's headers and body as a receiver would.
 func (e *env) verify(t testing.TB, b *box, a sandboxapi.WebhookAttempt) {
 	t.Helper()
-	err := faxclient.VerifySignature(publicKey(t, b), a.Headers[faxclient.HeaderTimestamp], a.Headers[faxclient.HeaderSignature],
+	err := faxwebhook.VerifySignature(publicKey(t, b), a.Headers[faxwebhook.HeaderTimestamp], a.Headers[faxwebhook.HeaderSignature],
 		[]byte(a.Body), e.clock.Now(), time.Hour)
 	assert.NoError(t, err, "attempt %d of %s", a.Attempt, a.Event.Type)
 }
@@ -479,16 +437,15 @@ func types(events []stack.InboxEvent) []string {
 // use makes one call of every API with b's credentials and checks each
 // worked: a PAM group, a fax to a normal test number, a lifecycle
 // configuration, a restaurant read.
-func (e *env) use(t testing.TB, b *box) (group string, fax *faxclient.Fax) {
+func (e *env) use(t testing.TB, b *box) (group string, sent *tenantapi.Fax) {
 	t.Helper()
 	ctx := context.Background()
 	group = "g-" + b.Id
-	_, err := b.pam.CreateGroup(ctx, group, pam.EndUser)
+	_, err := b.pam.CreateGroup(ctx, group, pamapi.RoleEndUser)
 	require.NoError(t, err, label(b))
-	fax = e.sendFax(t, b, "+13125550800")
-	require.NoError(t, b.storage.PutLifecycle(ctx, b.Credentials.Storage.Bucket,
-		storage.Configuration(storage.ExpireAfterDays("tmp", "tmp/", 7))), label(b))
+	sent = e.sendFax(t, b, "+13125550800")
+	require.NoError(t, b.storage.PutLifecycle(ctx, b.Credentials.Storage.Bucket, expireTmp), label(b))
 	_, err = b.restaurant.GetTipWithholding(ctx)
 	require.NoError(t, err, label(b))
-	return group, fax
+	return group, sent
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 )
 
@@ -69,7 +69,7 @@ func TestJournal_RedactsSecretsHoweverTheyAreSpelled(t *testing.T) {
 	// A webhook URL with a password and a token, set through the fax API.
 	const hookPassword, hookToken = "hook-pa55word", "hook-t0ken-value"
 	hook := "https://user:" + hookPassword + "@93.184.215.14/in?tenant=7&token=" + hookToken
-	_, err := b.fax.UpdateApplication(ctx, b.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: &hook})
+	_, err := b.fax.UpdateApplication(ctx, b.Credentials.Fax.ConnectionId, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: &hook})
 	require.NoError(t, err)
 
 	entries := journal(t, b, nil)

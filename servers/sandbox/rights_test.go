@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/gen/sandboxserver"
+	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/sandbox"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
+	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
 )
 
@@ -31,7 +31,7 @@ func TestSandboxWebhooks_AnEventEveryTryOfWhichFailsIsAbandoned(t *testing.T) {
 	t.Cleanup(target.Close)
 	// The target is on loopback: allowed as `serve --fax-allow-destination` would.
 	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
-	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: ptr(target.URL + "/hooks")})
+	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: ptr(target.URL + "/hooks")})
 	require.NoError(t, err)
 	f := e.sendFax(t, a, "+13125550800")
 

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/gen/faxapi"
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/dbopen"
 	"github.com/apistack/apistack/servers/internal/testdb"
@@ -106,7 +106,7 @@ func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {
 	t.Cleanup(target.Close)
 	// The target is on loopback: allowed as `serve --fax-allow-destination` would.
 	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
-	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxclient.UpdateApplicationParams{WebhookURL: ptr(target.URL + "/hooks?secret=s3")})
+	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: ptr(target.URL + "/hooks?secret=s3")})
 	require.NoError(t, err)
 	f := e.sendFax(t, a, "+13125550800")
 	page := e.driveUntil(t, a, "fax.queued acknowledged", delivered(f.ID.String(), "fax.queued"))
@@ -174,8 +174,8 @@ func TestSandboxWebhooks_RedeliverAndLongPoll(t *testing.T) {
 	require.NotNil(t, again, "the long poll answered without the redelivery: %+v", got.JSON200.Data)
 	assert.Equal(t, first.Event.Id, again.Event.Id)
 	assert.True(t, again.Succeeded)
-	assert.NotEqual(t, first.Headers[faxclient.HeaderSignature], again.Headers[faxclient.HeaderSignature], "a fresh signature")
-	assert.NotEqual(t, first.Headers[faxclient.HeaderTimestamp], again.Headers[faxclient.HeaderTimestamp])
+	assert.NotEqual(t, first.Headers[faxwebhook.HeaderSignature], again.Headers[faxwebhook.HeaderSignature], "a fresh signature")
+	assert.NotEqual(t, first.Headers[faxwebhook.HeaderTimestamp], again.Headers[faxwebhook.HeaderTimestamp])
 	e.verify(t, a, *again)
 
 	// An unknown event, or another sandbox's, is 404.
@@ -246,11 +246,11 @@ func TestSandboxWebhooks_ALoggedDeliveryVerifiesWhenPostedAgain(t *testing.T) {
 	a := e.create(t, sandboxapi.CreateSandboxRequest{})
 	f := e.sendFax(t, a, "+13125550800")
 	page := e.driveUntil(t, a, "fax.queued", delivered(f.ID.String(), "fax.queued"))
-	var got []faxclient.Event
-	h, err := faxclient.NewWebhookHandler(publicKey(t, a), func(_ context.Context, ev faxclient.Event) error {
+	var got []faxwebhook.Event
+	h, err := faxwebhook.NewHandler(publicKey(t, a), func(_ context.Context, ev faxwebhook.Event) error {
 		got = append(got, ev)
 		return nil
-	}, faxclient.WithClock(e.clock.Now))
+	}, faxwebhook.WithClock(e.clock.Now))
 	require.NoError(t, err)
 	local := httptest.NewServer(h)
 	t.Cleanup(local.Close)
@@ -258,7 +258,7 @@ func TestSandboxWebhooks_ALoggedDeliveryVerifiesWhenPostedAgain(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, page.Data[0].Event.Id, got[0].ID)
 	assert.Equal(t, f.ID.String(), got[0].FaxID)
-	ts, err := strconv.ParseInt(page.Data[0].Headers[faxclient.HeaderTimestamp], 10, 64)
+	ts, err := strconv.ParseInt(page.Data[0].Headers[faxwebhook.HeaderTimestamp], 10, 64)
 	require.NoError(t, err)
 	assert.Equal(t, page.Data[0].AttemptedAt.Unix(), ts)
 }
