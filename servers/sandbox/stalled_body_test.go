@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -26,24 +25,13 @@ import (
 // in the sandbox API's error body, checked against the spec.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	ctx := context.Background()
-	st, err := stack.Open(ctx, stack.Config{
+	st, handlers, urls := stacktest.OpenServed(t, stack.Config{
 		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
 		Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
 		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
 			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 		},
 	})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	handlers, err := st.Handlers()
-	require.NoError(t, err)
-	urls := map[string]string{}
-	for _, api := range stack.APIs {
-		hs := httptest.NewServer(handlers[api])
-		t.Cleanup(hs.Close)
-		urls[api] = hs.URL
-	}
-	require.NoError(t, st.SetURLs(urls))
 	admin, err := sandboxapi.NewClientWithResponses(urls[stack.Admin], sandboxapi.WithRequestEditorFn(
 		func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+st.AdminToken)
