@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"testing"
@@ -42,18 +41,13 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
 
-	spec, err := sandboxserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    handlers[stack.Admin],
+		Spec:       sandboxserver.GetSpec,
+		Handler:    func() (http.Handler, error) { return handlers[stack.Admin], nil },
 		PathValues: map[string]string{"id": created.JSON201.Id},
-		Authorize: func(_ *testing.T, _ stalledbody.Operation, req *http.Request) {
-			req.Header.Set("Authorization", "Bearer "+st.AdminToken)
-		},
+		Bearer:     st.AdminToken,
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
-			var e sandboxapi.Error
-			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			e := stalledbody.DecodeJSON[sandboxapi.Error](t, body)
 			assert.Equal(t, http.StatusRequestTimeout, e.Code)
 			assert.Equal(t, sandboxapi.ErrorErrorRequestTimeout, e.Error)
 			assert.NotEmpty(t, e.Message)

@@ -25,13 +25,9 @@ import (
 // spec.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
-	handler, err := env.Server.Handler()
-	require.NoError(t, err)
-	spec, err := storageserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    handler,
+		Spec:       storageserver.GetSpec,
+		Handler:    env.Server.Handler,
 		PathValues: map[string]string{"bucket": storagetest.Bucket},
 		Authorize: func(t *testing.T, op stalledbody.Operation, req *http.Request) {
 			require.Equal(t, "PutLifecycle", op.ID, "the one operation of the API that takes a body")
