@@ -139,3 +139,23 @@ func (s Scheme) Presign(req Request, c Credentials, region, service string, t ti
 	added.Set(s.QueryParam("Signature"), sig)
 	return Presigned{Query: added, CanonicalRequest: cr, StringToSign: sts, Signature: sig}
 }
+
+// SignRequest signs req in place with the credentials at time t for region
+// and service, its body's SHA-256 being payloadHash (EmptyPayloadHash for
+// none): it signs req's method, host (req.Host, else its URL's), path, query
+// and headers as SignHeaders does, sets the headers SignHeaders adds on req,
+// and returns SignHeaders' outcome.
+func (s Scheme) SignRequest(req *http.Request, payloadHash string, c Credentials, region, service string, t time.Time, o Options) Signed {
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	signed := s.SignHeaders(Request{
+		Method: req.Method, Host: host, Path: req.URL.Path, Query: req.URL.Query(),
+		Header: req.Header, PayloadHash: payloadHash,
+	}, c, region, service, t, o)
+	for k, v := range signed.Header {
+		req.Header[k] = v
+	}
+	return signed
+}

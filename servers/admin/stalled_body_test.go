@@ -2,7 +2,6 @@ package admin_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -40,22 +39,15 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	srv, err := admin.New(checked(t, admin.Config{PAM: pam.Operator, Fax: faxes.Operator(), Restaurant: rest.Operator,
 		Storage: store.Operator, Logger: slog.New(slog.DiscardHandler)}))
 	require.NoError(t, err)
-	handler, err := srv.Handler()
-	require.NoError(t, err)
-	spec, err := adminserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:    spec,
-		Handler: handler,
+		Spec:    adminserver.GetSpec,
+		Handler: srv.Handler,
 		// What the request names need not exist: its body is read first.
 		PathValues: map[string]string{"team_name": "acme", "account_name": "acme", "phone_number": "+13125550100",
 			"restaurant_guid": rest.Restaurant, "bucket": "stalled"},
-		Authorize: func(_ *testing.T, _ stalledbody.Operation, req *http.Request) {
-			req.Header.Set("Authorization", "Bearer "+adminToken)
-		},
+		Bearer: adminToken,
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
-			var e adminapi.Error
-			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			e := stalledbody.DecodeJSON[adminapi.Error](t, body)
 			assert.Equal(t, http.StatusRequestTimeout, e.Code)
 			assert.Equal(t, adminapi.ErrorErrorRequestTimeout, e.Error)
 			assert.NotEmpty(t, e.Message)

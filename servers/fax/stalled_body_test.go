@@ -1,7 +1,6 @@
 package fax
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -19,20 +18,13 @@ import (
 // error body, checked against the spec.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	h := newHarness(t)
-	handler, err := h.srv.Handler()
-	require.NoError(t, err)
-	spec, err := faxserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    handler,
+		Spec:       faxserver.GetSpec,
+		Handler:    h.srv.Handler,
 		PathValues: map[string]string{"id": h.app},
-		Authorize: func(_ *testing.T, _ stalledbody.Operation, req *http.Request) {
-			req.Header.Set("Authorization", "Bearer "+h.key)
-		},
+		Bearer:     h.key,
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
-			var e faxapi.Errors
-			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			e := stalledbody.DecodeJSON[faxapi.Errors](t, body)
 			require.Len(t, e.Errors, 1, string(body))
 			assert.Equal(t, faxapi.ErrorCodeRequestTimeout, e.Errors[0].Code)
 			assert.NotEmpty(t, e.Errors[0].Title)

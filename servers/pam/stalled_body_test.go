@@ -1,7 +1,6 @@
 package pam_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -29,11 +28,9 @@ func TestEveryBody_ThatStallsIs408InvalidRequest(t *testing.T) {
 		pamapi.IssueServiceTokenJSONRequestBody{KeyId: root.KeyID, KeySecret: root.KeySecret})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, issued.StatusCode(), string(issued.Body))
-	spec, err := pamserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    env.Handler,
+		Spec:       pamserver.GetSpec,
+		Handler:    env.Server.Handler,
 		PathValues: map[string]string{"team_name": "acme", "group_name": "bot-group", "user_name": "bot"},
 		Authorize: func(_ *testing.T, op stalledbody.Operation, req *http.Request) {
 			if op.ID != "IssueServiceToken" {
@@ -41,8 +38,7 @@ func TestEveryBody_ThatStallsIs408InvalidRequest(t *testing.T) {
 			}
 		},
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
-			var e pamapi.Error
-			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			e := stalledbody.DecodeJSON[pamapi.Error](t, body)
 			assert.Equal(t, http.StatusRequestTimeout, e.Code)
 			assert.Equal(t, pamapi.ErrorNameInvalidRequest, e.Error)
 			assert.NotEmpty(t, e.Message)

@@ -1,12 +1,10 @@
 package restaurant_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/restaurantserver"
@@ -20,17 +18,12 @@ import (
 // restaurant API's error body, checked against the spec, with canRetry set.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	env := restauranttest.Start(t, restauranttest.Options{})
-	handler, err := env.Server.Handler()
-	require.NoError(t, err)
-	spec, err := restaurantserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    handler,
+		Spec:       restaurantserver.GetSpec,
+		Handler:    env.Server.Handler,
 		PathValues: map[string]string{"restaurantGuid": env.Restaurant},
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
-			var e restaurantapi.Error
-			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			e := stalledbody.DecodeJSON[restaurantapi.Error](t, body)
 			assert.Equal(t, http.StatusRequestTimeout, e.Status)
 			assert.Equal(t, restaurantapi.ErrorKeyREQUESTTIMEOUT, e.MessageKey)
 			assert.NotEmpty(t, e.RequestId)

@@ -94,18 +94,7 @@ func openEnv(t testing.TB, cfg stack.Config, started bool) *env {
 	cfg.OnResponseViolation = func(api string, r *http.Request, status int, err error) {
 		t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 	}
-	st, err := stack.Open(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	handlers, err := st.Handlers()
-	require.NoError(t, err)
-	urls := map[string]string{}
-	for _, api := range stack.APIs {
-		hs := httptest.NewServer(handlers[api])
-		t.Cleanup(hs.Close)
-		urls[api] = hs.URL
-	}
-	require.NoError(t, st.SetURLs(urls))
+	st, _, urls := stacktest.OpenServed(t, cfg)
 	if started {
 		st.Start(ctx)
 	}

@@ -2,10 +2,8 @@ package sandbox_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -26,24 +24,13 @@ import (
 // in the sandbox API's error body, checked against the spec.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	ctx := context.Background()
-	st, err := stack.Open(ctx, stack.Config{
+	st, handlers, urls := stacktest.OpenServed(t, stack.Config{
 		DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t), Clock: clock.NewFake(time.Now()),
 		Logger: slog.New(slog.DiscardHandler), ValidateResponses: true,
 		OnResponseViolation: func(api string, r *http.Request, status int, err error) {
 			t.Errorf("%s response %d to %s %s breaks its spec: %v", api, status, r.Method, r.URL.Path, err)
 		},
 	})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	handlers, err := st.Handlers()
-	require.NoError(t, err)
-	urls := map[string]string{}
-	for _, api := range stack.APIs {
-		hs := httptest.NewServer(handlers[api])
-		t.Cleanup(hs.Close)
-		urls[api] = hs.URL
-	}
-	require.NoError(t, st.SetURLs(urls))
 	admin, err := sandboxapi.NewClientWithResponses(urls[stack.Admin], sandboxapi.WithRequestEditorFn(
 		func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+st.AdminToken)
@@ -54,18 +41,13 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
 
-	spec, err := sandboxserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    handlers[stack.Admin],
+		Spec:       sandboxserver.GetSpec,
+		Handler:    func() (http.Handler, error) { return handlers[stack.Admin], nil },
 		PathValues: map[string]string{"id": created.JSON201.Id},
-		Authorize: func(_ *testing.T, _ stalledbody.Operation, req *http.Request) {
-			req.Header.Set("Authorization", "Bearer "+st.AdminToken)
-		},
+		Bearer:     st.AdminToken,
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, _ http.Header, body []byte) {
-			var e sandboxapi.Error
-			require.NoError(t, json.Unmarshal(body, &e), string(body))
+			e := stalledbody.DecodeJSON[sandboxapi.Error](t, body)
 			assert.Equal(t, http.StatusRequestTimeout, e.Code)
 			assert.Equal(t, sandboxapi.ErrorErrorRequestTimeout, e.Error)
 			assert.NotEmpty(t, e.Message)

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -77,18 +76,7 @@ func TestHostileInput_NoCrashNoHangAndEveryErrorInItsAPIsShape(t *testing.T) {
 			violations.Store(fmt.Sprintf("%s %s %s -> %d: %v", api, r.Method, r.URL.Path, status, err), true)
 		},
 	}
-	st, err := stack.Open(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	handlers, err := st.Handlers()
-	require.NoError(t, err)
-	urls := map[string]string{}
-	for _, api := range stack.APIs {
-		hs := httptest.NewServer(handlers[api])
-		t.Cleanup(hs.Close)
-		urls[api] = hs.URL
-	}
-	require.NoError(t, st.SetURLs(urls))
+	st, _, urls := stacktest.OpenServed(t, cfg)
 	st.Start(ctx)
 
 	sb := createSandbox(t, urls[stack.Admin], st.SandboxCreatorToken)

@@ -2,8 +2,6 @@ package stack_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"io"
 	"net/http"
@@ -151,16 +149,7 @@ func signedGet(t *testing.T, endpoint string, sc *stack.StorageCredentials) http
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, endpoint+"/"+sc.Bucket+"?lifecycle=", nil)
 	require.NoError(t, err)
-	sum := sha256.Sum256(nil)
-	hash := hex.EncodeToString(sum[:])
-	now := time.Now().UTC()
-	req.Header.Set("X-Cloud-Date", now.Format(sigv4.TimeFormat))
-	req.Header.Set("X-Cloud-Content-Sha256", hash)
-	signed := sigv4.HeadersToSign(req.Header)
-	cr := sigv4.CanonicalRequest(req.Method, sigv4.CanonicalURI(req.URL.Path, false), sigv4.CanonicalQuery(req.URL.Query()),
-		sigv4.CanonicalHeaders(req.Header, req.URL.Host, signed), strings.Join(signed, ";"), hash)
-	scope := sigv4.Cloud4.Scope(now, sc.Region, "s3")
-	sig := sigv4.Signature(sigv4.Cloud4.SigningKey(sc.Secret, now, sc.Region, "s3"), sigv4.Cloud4.StringToSign(now, scope, cr))
-	req.Header.Set("Authorization", sigv4.Cloud4.AuthorizationHeader(sc.KeyID, scope, signed, sig))
+	sigv4.Cloud4.SignRequest(req, sigv4.EmptyPayloadHash, sigv4.Credentials{AccessKeyID: sc.KeyID, SecretAccessKey: sc.Secret},
+		sc.Region, "s3", time.Now(), sigv4.Options{SignPayloadHash: true})
 	return req.Header
 }

@@ -464,13 +464,8 @@ func bodyRequest(t testing.TB, env *storagetest.Env, body io.Reader, n int64, ha
 	if s == wrongSecret {
 		secret = strings.Repeat("x", len(secret))
 	}
-	signed := sigv4.HeadersToSign(req.Header)
-	cr := sigv4.CanonicalRequest(req.Method, sigv4.CanonicalURI(req.URL.Path, false), sigv4.CanonicalQuery(req.URL.Query()),
-		sigv4.CanonicalHeaders(req.Header, req.URL.Host, signed), strings.Join(signed, ";"), hash)
-	scope := sigv4.Cloud4.Scope(now, storage.DefaultRegion, storage.Service)
-	sig := sigv4.Signature(sigv4.Cloud4.SigningKey(secret, now, storage.DefaultRegion, storage.Service),
-		sigv4.Cloud4.StringToSign(now, scope, cr))
-	req.Header.Set("Authorization", sigv4.Cloud4.AuthorizationHeader(env.Key.KeyID, scope, signed, sig))
+	sigv4.Cloud4.SignRequest(req, hash, sigv4.Credentials{AccessKeyID: env.Key.KeyID, SecretAccessKey: secret},
+		storage.DefaultRegion, storage.Service, now, sigv4.Options{SignPayloadHash: true})
 	return req
 }
 

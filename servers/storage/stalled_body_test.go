@@ -25,28 +25,16 @@ import (
 // spec.
 func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 	env := storagetest.Start(t, storagetest.Options{})
-	handler, err := env.Server.Handler()
-	require.NoError(t, err)
-	spec, err := storageserver.GetSpec()
-	require.NoError(t, err)
 	stalledbody.Run(t, stalledbody.Target{
-		Spec:       spec,
-		Handler:    handler,
+		Spec:       storageserver.GetSpec,
+		Handler:    env.Server.Handler,
 		PathValues: map[string]string{"bucket": storagetest.Bucket},
 		Authorize: func(t *testing.T, op stalledbody.Operation, req *http.Request) {
 			require.Equal(t, "PutLifecycle", op.ID, "the one operation of the API that takes a body")
 			req.URL.RawQuery = "lifecycle="
 			hash := sigv4.HashHex([]byte(strings.Repeat(" ", stalledbody.DeclaredLength)))
-			now := time.Now().UTC()
-			req.Header.Set("X-Cloud-Date", now.Format(sigv4.TimeFormat))
-			req.Header.Set("X-Cloud-Content-Sha256", hash)
-			signed := sigv4.HeadersToSign(req.Header)
-			cr := sigv4.CanonicalRequest(req.Method, sigv4.CanonicalURI(req.URL.Path, false), sigv4.CanonicalQuery(req.URL.Query()),
-				sigv4.CanonicalHeaders(req.Header, req.URL.Host, signed), strings.Join(signed, ";"), hash)
-			scope := sigv4.Cloud4.Scope(now, storage.DefaultRegion, storage.Service)
-			sig := sigv4.Signature(sigv4.Cloud4.SigningKey(env.Key.Secret, now, storage.DefaultRegion, storage.Service),
-				sigv4.Cloud4.StringToSign(now, scope, cr))
-			req.Header.Set("Authorization", sigv4.Cloud4.AuthorizationHeader(env.Key.KeyID, scope, signed, sig))
+			sigv4.Cloud4.SignRequest(req, hash, sigv4.Credentials{AccessKeyID: env.Key.KeyID, SecretAccessKey: env.Key.Secret},
+				storage.DefaultRegion, storage.Service, time.Now(), sigv4.Options{SignPayloadHash: true})
 		},
 		CheckBody: func(t *testing.T, _ stalledbody.Operation, header http.Header, body []byte) {
 			var e struct {

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -403,21 +401,12 @@ func rawStalled(t *testing.T, req *http.Request, start string) answer {
 func signedStalledPut(t *testing.T, sc map[string]string) *http.Request {
 	t.Helper()
 	body := strings.Repeat(" ", 4096)
-	sum := sha256.Sum256([]byte(body))
-	hash := hex.EncodeToString(sum[:])
 	req, err := http.NewRequest(http.MethodPut, sc["endpoint"]+"/"+sc["bucket"]+"?lifecycle=", nil)
 	require.NoError(t, err)
 	req.ContentLength = int64(len(body))
-	now := time.Now().UTC()
 	req.Header.Set("Content-Type", "application/xml")
-	req.Header.Set("X-Cloud-Date", now.Format(sigv4.TimeFormat))
-	req.Header.Set("X-Cloud-Content-Sha256", hash)
-	signed := sigv4.HeadersToSign(req.Header)
-	cr := sigv4.CanonicalRequest(req.Method, sigv4.CanonicalURI(req.URL.Path, false), sigv4.CanonicalQuery(req.URL.Query()),
-		sigv4.CanonicalHeaders(req.Header, req.URL.Host, signed), strings.Join(signed, ";"), hash)
-	scope := sigv4.Cloud4.Scope(now, sc["region"], "s3")
-	sig := sigv4.Signature(sigv4.Cloud4.SigningKey(sc["secret"], now, sc["region"], "s3"), sigv4.Cloud4.StringToSign(now, scope, cr))
-	req.Header.Set("Authorization", sigv4.Cloud4.AuthorizationHeader(sc["key_id"], scope, signed, sig))
+	sigv4.Cloud4.SignRequest(req, sigv4.HashHex([]byte(body)), sigv4.Credentials{AccessKeyID: sc["key_id"], SecretAccessKey: sc["secret"]},
+		sc["region"], "s3", time.Now(), sigv4.Options{SignPayloadHash: true})
 	return req
 }
 

@@ -8,7 +8,10 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"net/http/httptest"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/stack"
@@ -32,4 +35,24 @@ func PerAPI(onViolation func(r *http.Request, status int, err error)) func(strin
 		return nil
 	}
 	return func(_ string, r *http.Request, status int, err error) { onViolation(r, status, err) }
+}
+
+// OpenServed opens a stack with cfg, closed when t ends, serves each of its
+// APIs' handlers on a loopback port until t ends and tells the stack its
+// URLs; it returns the stack, and its handlers and URLs by API name.
+func OpenServed(t testing.TB, cfg stack.Config) (*stack.Stack, map[string]http.Handler, map[string]string) {
+	t.Helper()
+	st, err := stack.Open(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	handlers, err := st.Handlers()
+	require.NoError(t, err)
+	urls := map[string]string{}
+	for _, api := range stack.APIs {
+		hs := httptest.NewServer(handlers[api])
+		t.Cleanup(hs.Close)
+		urls[api] = hs.URL
+	}
+	require.NoError(t, st.SetURLs(urls))
+	return st, handlers, urls
 }

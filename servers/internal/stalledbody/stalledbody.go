@@ -10,6 +10,7 @@ package stalledbody
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -74,17 +75,23 @@ func Operations(spec *openapi3.T) []Operation {
 
 // Target is one API under test.
 type Target struct {
-	// Spec is the API's OpenAPI document.
-	Spec *openapi3.T
-	// Handler is the API's HTTP handler, with response validation on (a
-	// violation fails the test) as the API's test harness builds it.
-	Handler http.Handler
+	// Spec loads the API's OpenAPI document (the generated server
+	// package's GetSpec).
+	Spec func() (*openapi3.T, error)
+	// Handler returns the API's HTTP handler, with response validation on
+	// (a violation fails the test) as the API's test harness builds it
+	// (the server's Handler method).
+	Handler func() (http.Handler, error)
 	// PathValues gives each path parameter of the operations its value
 	// (existing entities, so that nothing but the body could be refused);
 	// a parameter it does not name fails the test.
 	PathValues map[string]string
+	// Bearer, when set and Authorize is nil, is the token every request
+	// sends in its Authorization header.
+	Bearer string
 	// Authorize sets the credentials of op's request, which has its head
-	// complete, Content-Length DeclaredLength included; nil sends none.
+	// complete, Content-Length DeclaredLength included; nil sends Bearer's
+	// (none when it is empty).
 	Authorize func(t *testing.T, op Operation, req *http.Request)
 	// CheckBody holds the answer's body to the API's documented 408 error
 	// body (its code, its message).
@@ -97,9 +104,13 @@ type Target struct {
 // address or internal error. It fails when the spec has no such operation.
 func Run(t *testing.T, target Target) {
 	t.Helper()
-	ops := Operations(target.Spec)
+	spec, err := target.Spec()
+	require.NoError(t, err)
+	handler, err := target.Handler()
+	require.NoError(t, err)
+	ops := Operations(spec)
 	require.NotEmpty(t, ops, "the spec has no operation that takes a request body")
-	srv := httptest.NewUnstartedServer(target.Handler)
+	srv := httptest.NewUnstartedServer(handler)
 	srv.Config.ReadTimeout = ReadTimeout
 	srv.Start()
 	t.Cleanup(srv.Close)
@@ -114,6 +125,15 @@ func Run(t *testing.T, target Target) {
 			target.CheckBody(t, op, header, body)
 		})
 	}
+}
+
+// DecodeJSON decodes body, an answer's JSON error body, into a T; a body
+// that is not one fails t.
+func DecodeJSON[T any](t *testing.T, body []byte) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal(body, &v), string(body))
+	return v
 }
 
 // Send sends op's request to baseURL with the start of a body of
@@ -131,8 +151,11 @@ func Send(t *testing.T, baseURL string, target Target, op Operation) (int, http.
 	require.NoError(t, err)
 	req.ContentLength = DeclaredLength
 	req.Header.Set("Content-Type", op.ContentType)
-	if target.Authorize != nil {
+	switch {
+	case target.Authorize != nil:
 		target.Authorize(t, op, req)
+	case target.Bearer != "":
+		req.Header.Set("Authorization", "Bearer "+target.Bearer)
 	}
 	// A connection of its own: the server closes it with the answer.
 	transport := &http.Transport{DisableKeepAlives: true}

@@ -1,6 +1,8 @@
 package stalledbody
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -49,4 +51,41 @@ func TestExpand_FillsEachParameterEscapedAndRefusesOneWithoutValue(t *testing.T)
 	assert.ErrorContains(t, err, "no value for the path parameter team")
 	_, err = expand("/teams/{team", map[string]string{"team": "acme"})
 	assert.ErrorContains(t, err, "unclosed parameter")
+}
+
+func TestSend_SetsTheBearerUnlessAuthorizeSetsTheCredentials(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	op := Operation{ID: "createThing", Method: http.MethodPost, Path: "/teams/{team}/things", ContentType: "application/json"}
+	values := map[string]string{"team": "acme"}
+	for _, tc := range []struct {
+		name   string
+		target Target
+		want   string
+	}{
+		{"bearer", Target{PathValues: values, Bearer: "tok"}, "Bearer tok"},
+		{"none", Target{PathValues: values}, ""},
+		{"authorize", Target{PathValues: values, Bearer: "tok", Authorize: func(_ *testing.T, _ Operation, req *http.Request) {
+			req.Header.Set("Authorization", "Custom x")
+		}}, "Custom x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, _ := Send(t, srv.URL, tc.target, op)
+			assert.Equal(t, http.StatusTeapot, status)
+			assert.Equal(t, tc.want, <-got)
+		})
+	}
+}
+
+func TestDecodeJSON_DecodesTheBodyIntoItsType(t *testing.T) {
+	type apiError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	assert.Equal(t, apiError{Code: 408, Message: "read timeout"},
+		DecodeJSON[apiError](t, []byte(`{"code":408,"message":"read timeout"}`)))
 }
