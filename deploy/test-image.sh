@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # deploy/test-image.sh IMAGE: runs the apistack image as a user would and
-# checks it: the image is under 40 MB and runs as a non-root user; every API
+# checks it: the image is under 45 MB and runs as a non-root user; every API
 # answers on its port; `apistack conform` (from the image itself) passes
 # against the container for each API; a stop and a start keep the data in
 # the /data volume. .ci/run runs it after `make image`. Needs podman (and
@@ -33,7 +33,10 @@ step() { printf '%s test-image: %s\n' "$(date -u +%T)" "$*"; }
 # The image: small, non-root, apistack as its entrypoint, serve --demo by default.
 size=$(podman image inspect --format '{{.Size}}' "$image")
 step "image $image: $size bytes ($((size / 1000000)) MB)"
-[ "$size" -lt 40000000 ] || { echo "test-image: the image is $size bytes, over 40 MB" >&2; exit 1; }
+# The static binary is nearly all of it (40 MB in this version; each API's
+# spec, the console and the PDF library's tables are built in): the bound
+# catches a change that pulls in far more, not the growth of a feature.
+[ "$size" -lt 45000000 ] || { echo "test-image: the image is $size bytes, over 45 MB" >&2; exit 1; }
 [ "$(podman image inspect --format '{{.Config.User}}' "$image")" = "10001:10001" ] || { echo "test-image: not the non-root user" >&2; exit 1; }
 [ "$(podman image inspect --format '{{json .Config.Entrypoint}} {{json .Config.Cmd}}' "$image")" = '["/apistack"] ["serve","--demo"]' ] ||
   { echo "test-image: entrypoint or command changed" >&2; exit 1; }
