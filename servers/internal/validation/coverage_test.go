@@ -37,14 +37,7 @@ paths:
 func TestMiddleware_RecordsEveryPairHeldToTheSpec(t *testing.T) {
 	var mu sync.Mutex
 	var got []contractcoverage.Pair
-	orig := recordCoverage
-	recordCoverage = func(api, op string, status int) error {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, contractcoverage.Pair{API: api, OperationID: op, Status: status})
-		return nil
-	}
-	t.Cleanup(func() { recordCoverage = orig })
+	watchPairs(t, &mu, &got)
 	var bodies []any
 	origFields := recordFields
 	recordFields = func(api string, op *openapi3.Operation, status int, _ http.Header, value any, _ []byte) error {
@@ -92,4 +85,17 @@ func TestMiddleware_RecordsEveryPairHeldToTheSpec(t *testing.T) {
 	assert.Equal(t, []any{
 		map[string]any{"id": 1.0}, map[string]any{"id": 1.0}, map[string]any{"error": "none"},
 	}, bodies, "the fields of each answer held to the spec are recorded from the body as it was checked")
+}
+
+// watchPairs makes the middleware's coverage record append to got (under mu)
+// instead of the record's file, until the test ends.
+func watchPairs(t *testing.T, mu *sync.Mutex, got *[]contractcoverage.Pair) {
+	orig := recordCoverage
+	recordCoverage = func(api, op string, status int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		*got = append(*got, contractcoverage.Pair{API: api, OperationID: op, Status: status})
+		return nil
+	}
+	t.Cleanup(func() { recordCoverage = orig })
 }

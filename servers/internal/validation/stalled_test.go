@@ -42,14 +42,7 @@ paths:
 func TestMiddleware_ChecksAndRecordsTheAnswerToAStalledBody(t *testing.T) {
 	var mu sync.Mutex
 	var got []contractcoverage.Pair
-	orig := recordCoverage
-	recordCoverage = func(api, op string, status int) error {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, contractcoverage.Pair{API: api, OperationID: op, Status: status})
-		return nil
-	}
-	t.Cleanup(func() { recordCoverage = orig })
+	watchPairs(t, &mu, &got)
 
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(stalledSpec))
 	require.NoError(t, err)
@@ -95,14 +88,7 @@ func TestMiddleware_ChecksAndRecordsTheAnswerToAStalledBody(t *testing.T) {
 func TestSplit_ChecksTheAnswerOfAMiddlewareBetweenItsHalves(t *testing.T) {
 	var mu sync.Mutex
 	var got []contractcoverage.Pair
-	orig := recordCoverage
-	recordCoverage = func(api, op string, status int) error {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, contractcoverage.Pair{API: api, OperationID: op, Status: status})
-		return nil
-	}
-	t.Cleanup(func() { recordCoverage = orig })
+	watchPairs(t, &mu, &got)
 
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(stalledSpec))
 	require.NoError(t, err)
