@@ -44,16 +44,8 @@ func TestMiddleware_ChecksAndRecordsTheAnswerToAStalledBody(t *testing.T) {
 	var got []contractcoverage.Pair
 	watchPairs(t, &mu, &got)
 
-	doc, err := openapi3.NewLoader().LoadFromData([]byte(stalledSpec))
-	require.NoError(t, err)
 	var violations []int
-	mw, err := New(Options{Spec: doc, API: "things", ValidateResponses: true,
-		Authenticate: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
-		OnResponseViolation: func(_ *http.Request, status int, _ error) {
-			mu.Lock()
-			defer mu.Unlock()
-			violations = append(violations, status)
-		}})
+	mw, err := New(stalledOptions(t, &mu, &violations))
 	require.NoError(t, err)
 	e := echo.New()
 	e.Use(mw)
@@ -90,16 +82,8 @@ func TestSplit_ChecksTheAnswerOfAMiddlewareBetweenItsHalves(t *testing.T) {
 	var got []contractcoverage.Pair
 	watchPairs(t, &mu, &got)
 
-	doc, err := openapi3.NewLoader().LoadFromData([]byte(stalledSpec))
-	require.NoError(t, err)
 	var violations []int
-	answers, requests, err := Split(Options{Spec: doc, API: "things", ValidateResponses: true,
-		Authenticate: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
-		OnResponseViolation: func(_ *http.Request, status int, _ error) {
-			mu.Lock()
-			defer mu.Unlock()
-			violations = append(violations, status)
-		}})
+	answers, requests, err := Split(stalledOptions(t, &mu, &violations))
 	require.NoError(t, err)
 	e := echo.New()
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
@@ -139,4 +123,20 @@ func TestSplit_ChecksTheAnswerOfAMiddlewareBetweenItsHalves(t *testing.T) {
 		{API: "things", OperationID: "createThing", Status: http.StatusCreated},
 	}, got, "the refusal held to the spec is recorded as the handler's answer is")
 	assert.Equal(t, []int{http.StatusRequestTimeout}, violations, "the refusal that breaks the spec is reported")
+}
+
+// stalledOptions are the middleware's options for stalledSpec: every
+// request authenticated, answers checked, each violation's status appended
+// to violations (under mu).
+func stalledOptions(t *testing.T, mu *sync.Mutex, violations *[]int) Options {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(stalledSpec))
+	require.NoError(t, err)
+	return Options{Spec: doc, API: "things", ValidateResponses: true,
+		Authenticate: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+		OnResponseViolation: func(_ *http.Request, status int, _ error) {
+			mu.Lock()
+			defer mu.Unlock()
+			*violations = append(*violations, status)
+		}}
 }
