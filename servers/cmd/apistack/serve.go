@@ -117,6 +117,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	if err := c.loadMasterKey(); err != nil {
 		return c, err
 	}
+	if err := c.checkSandboxLimits(); err != nil {
+		return c, err
+	}
 	if c.DatabaseMaxConns < 0 {
 		return c, fmt.Errorf("--database-max-conns %d: want a positive number of connections (0: the default)", c.DatabaseMaxConns)
 	}
@@ -129,6 +132,28 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkSandboxLimits refuses a sandbox limit that is not a positive
+// number: each flag has a default of its own, so a zero or negative value
+// can only be a mistake, and silently serving the default instead would
+// hide it.
+func (c serveConfig) checkSandboxLimits() error {
+	limits := []struct {
+		flag  string
+		value int64
+	}{
+		{"--max-sandboxes", int64(c.MaxSandboxes)},
+		{"--sandbox-creates-per-minute", int64(c.SandboxCreates)},
+		{"--sandbox-journal-entries", int64(c.JournalBudget.Entries)},
+		{"--sandbox-journal-bytes", c.JournalBudget.Bytes},
+	}
+	for _, l := range limits {
+		if l.value <= 0 {
+			return fmt.Errorf("%s %d: want a positive number (leave the flag out for its default)", l.flag, l.value)
+		}
+	}
+	return nil
 }
 
 // masterKeyVariable holds the master key itself (not a file name).

@@ -623,3 +623,23 @@ func TestParseServeFlags_DatabaseMaxConns(t *testing.T) {
 	_, err = parseServeFlags([]string{"--database-max-conns", "-1"}, io.Discard)
 	assert.ErrorContains(t, err, "--database-max-conns -1")
 }
+
+func TestParseServeFlags_SandboxLimitsArePositive(t *testing.T) {
+	for _, flag := range []string{"--max-sandboxes", "--sandbox-creates-per-minute", "--sandbox-journal-entries", "--sandbox-journal-bytes"} {
+		for _, value := range []string{"0", "-3"} {
+			t.Run(flag+"="+value, func(t *testing.T) {
+				_, err := parseServeFlags([]string{flag, value}, io.Discard)
+				require.Error(t, err)
+				assert.Equal(t, flag+" "+value+": want a positive number (leave the flag out for its default)", err.Error())
+			})
+		}
+		t.Run(flag+"=7", func(t *testing.T) {
+			_, err := parseServeFlags([]string{flag, "7"}, io.Discard)
+			require.NoError(t, err)
+		})
+	}
+	c, err := parseServeFlags([]string{"--max-sandboxes", "7", "--sandbox-journal-bytes", "4096"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 7, c.MaxSandboxes)
+	assert.Equal(t, int64(4096), c.JournalBudget.Bytes)
+}
