@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -313,6 +314,44 @@ func TestFaults_ADroppedConnectionIsRetried(t *testing.T) {
 	require.Error(t, err)
 	var apiErr *pam.Error
 	assert.False(t, errors.As(err, &apiErr), "no answer, so no API error: %v", err)
+}
+
+// TestFaults_NetHTTPResendsADroppedIdempotentRequest shows what the guides
+// warn of: Go's net/http resends a GET once, on a new connection, when a
+// kept-alive connection closes before any answer, so one Drop on such a
+// request never reaches the caller; two do.
+func TestFaults_NetHTTPResendsADroppedIdempotentRequest(t *testing.T) {
+	t.Parallel()
+	st := apistacktest.Start(t, apistacktest.Options{})
+	token, err := st.PAM.Token(context.Background())
+	require.NoError(t, err)
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
+	get := func() (*http.Response, error) {
+		req, err := http.NewRequest(http.MethodGet, st.PAMURL+"/v1/teams/"+st.PAM.Team()+"/current_user", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body) // read whole, the connection is kept alive
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	resp, err := get() // leaves a kept-alive connection
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Drop, Operation: "GetCurrentUser", Count: 1})
+	resp, err = get()
+	require.NoError(t, err, "the transport resent the request on a new connection")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, 1, st.Injected(apistacktest.PAM, apistacktest.Drop), "the server did drop one")
+
+	st.Inject(t, apistacktest.PAM, apistacktest.Fault{Kind: apistacktest.Drop, Operation: "GetCurrentUser", Count: 2})
+	_, err = get()
+	require.Error(t, err, "the resent request was dropped too")
+	assert.Equal(t, 3, st.Injected(apistacktest.PAM, apistacktest.Drop))
 }
 
 func TestFaults_AShareOfRequests(t *testing.T) {
