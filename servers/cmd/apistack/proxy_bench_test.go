@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,6 +170,73 @@ func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 	b.ReportMetric(float64(w.Entries()), "recorded")
 }
 
+// BenchmarkProxyOverhead_PAMListOwnCPU measures the proxy as it is
+// deployed: in front of a service whose CPUs it does not share. The
+// benchmark's process (the load's clients and the PAM server) runs on one
+// CPU, the apistack binary's proxy on another; each iteration is one round
+// of the same load (32 clients, 1 s) sent directly and through the proxy,
+// the order alternating. It reports the median over the rounds of
+// proxy/direct, the answers per second of each arm, and the proxy
+// process's CPU per exchange (proxy-cpu-us/op, from /proc) with the share
+// of its CPU it used (proxy-cpu-busy: near 1 means the proxy, not the
+// service, set the pace). BenchmarkProxyOverhead_PAMList measures the
+// same with every part sharing every CPU. Needs two CPUs; run it with
+// -benchtime=7x.
+func BenchmarkProxyOverhead_PAMListOwnCPU(b *testing.B) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		b.Skip("needs taskset (util-linux) to give each side its CPU")
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	require.NoError(b, err)
+	allowed := regexp.MustCompile(`(?m)^Cpus_allowed_list:\s*(\S+)$`).FindSubmatch(status)
+	require.NotNil(b, allowed, "no Cpus_allowed_list in /proc/self/status")
+	cpus := cpuList(string(allowed[1]))
+	if len(cpus) < 2 {
+		b.Skipf("needs two CPUs, this process may use %s", allowed[1])
+	}
+	pin := func(list string) {
+		// Every thread of this process; a thread made later inherits its
+		// maker's mask.
+		out, err := exec.Command(taskset, "--all-tasks", "--cpu-list", "--pid", list, strconv.Itoa(os.Getpid())).CombinedOutput()
+		require.NoError(b, err, "%s", out)
+	}
+	pin(strconv.Itoa(cpus[0]))
+	defer pin(string(allowed[1]))
+
+	s := apistacktest.Start(b, apistacktest.Options{Settings: stack.Settings{PAM: pam.Settings{RateLimit: 1 << 30}}})
+	token, err := s.PAM.Token(context.Background())
+	require.NoError(b, err)
+	proxy := startProxy(b, exec.Command(taskset, "--cpu-list", strconv.Itoa(cpus[1]), apistackBinary(b), "proxy", "--addr", "127.0.0.1:0",
+		"--api", "pam", "--upstream", s.PAMURL, "--record", filepath.Join(b.TempDir(), "bench.har")))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	path := "/v1/teams/" + s.PAM.Team() + "/groups"
+
+	var ratio, direct, proxied, proxyCPU, busy []float64
+	i := 0
+	for b.Loop() {
+		var d, p float64
+		for k := range 2 {
+			if (i+k)%2 == 0 {
+				d = load(b, client, s.PAMURL+path, token, 32, time.Second)
+				continue
+			}
+			before, start := proxy.cpuTime(b), time.Now()
+			p = load(b, client, proxy.URL+path, token, 32, time.Second)
+			used := proxy.cpuTime(b) - before
+			proxyCPU = append(proxyCPU, float64(used.Microseconds())/p)
+			busy = append(busy, used.Seconds()/time.Since(start).Seconds())
+		}
+		i++
+		direct, proxied, ratio = append(direct, d), append(proxied, p), append(ratio, p/d)
+	}
+	b.ReportMetric(median(ratio), "proxy/direct")
+	b.ReportMetric(median(direct), "direct-req/s")
+	b.ReportMetric(median(proxied), "proxy-req/s")
+	b.ReportMetric(median(proxyCPU), "proxy-cpu-us/op")
+	b.ReportMetric(median(busy), "proxy-cpu-busy")
+}
+
 // replayed answers every request with one answer the real service gave,
 // without a network: the proxy's own work per exchange, measured alone.
 type replayed struct {
@@ -283,39 +351,8 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 
 	for b.Loop() {
 		path := filepath.Join(dir, "rss.har")
-		out := &bytes.Buffer{}
-		var mu sync.Mutex
-		cmd := exec.Command(bin, "proxy", "--api", "pam", "--upstream", upstream.URL, "--addr", "127.0.0.1:0", "--record", path)
-		pr, pw := io.Pipe()
-		cmd.Stdout = pw
-		stderr := &bytes.Buffer{}
-		cmd.Stderr = stderr
-		defer func() {
-			if b.Failed() {
-				b.Logf("apistack proxy's log:\n%s", stderr.String())
-			}
-		}()
-		require.NoError(b, cmd.Start())
-		exited := false
-		defer func() {
-			if !exited {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-			}
-		}()
-		addr := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(pr)
-			for sc.Scan() {
-				mu.Lock()
-				out.WriteString(sc.Text() + "\n")
-				mu.Unlock()
-				if m := proxyAddr.FindStringSubmatch(sc.Text()); m != nil {
-					addr <- m[1]
-				}
-			}
-		}()
-		base := <-addr
+		proxy := startProxyProcess(b, bin, "--api", "pam", "--upstream", upstream.URL, "--record", path)
+		base := proxy.URL
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 		// send sends exchanges up to total, 4 at a time, and waits until
 		// the live summary counts them all (every one recorded).
@@ -363,15 +400,13 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		// The peak after a tenth of the exchanges, and after them all: a
 		// bounded proxy's does not grow with the exchanges recorded.
 		send(rssExchanges / 10)
-		early, err := procStatusKiB(cmd.Process.Pid, "VmHWM")
+		early, err := procStatusKiB(proxy.Cmd.Process.Pid, "VmHWM")
 		require.NoError(b, err)
 		send(rssExchanges)
-		hwm, err := procStatusKiB(cmd.Process.Pid, "VmHWM")
+		hwm, err := procStatusKiB(proxy.Cmd.Process.Pid, "VmHWM")
 		require.NoError(b, err)
-		require.NoError(b, cmd.Process.Signal(os.Interrupt))
-		require.NoError(b, cmd.Wait())
-		exited = true
-		pw.Close()
+		proxy.End()
+		require.NoError(b, proxy.Err(), "the proxy ends cleanly on SIGTERM")
 		info, err := os.Stat(path)
 		require.NoError(b, err)
 		b.ReportMetric(float64(hwm)/1024, "peak-RSS-MiB")
@@ -379,4 +414,43 @@ func BenchmarkProxyRSS_2000ExchangesOf1MiB(b *testing.B) {
 		b.ReportMetric(float64(info.Size())/(1<<20), "HAR-MiB")
 		require.NoError(b, os.Remove(path))
 	}
+}
+
+// cpuList lists the CPUs of a Linux CPU list such as "0-3,8".
+func cpuList(list string) []int {
+	var cpus []int
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		first, err := strconv.Atoi(lo)
+		if err != nil {
+			continue
+		}
+		last := first
+		if isRange {
+			if last, err = strconv.Atoi(hi); err != nil {
+				continue
+			}
+		}
+		for cpu := first; cpu <= last; cpu++ {
+			cpus = append(cpus, cpu)
+		}
+	}
+	return cpus
+}
+
+// cpuTime is the CPU time (user and system) the process has used, from
+// /proc/<pid>/stat.
+func (p *proxyProcess) cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
+	require.NoError(b, err)
+	// The fields after the command's name (which ends with the last ')'):
+	// utime and stime are the 14th and 15th of the line, in clock ticks.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	utime, err := strconv.ParseInt(fields[11], 10, 64)
+	require.NoError(b, err)
+	stime, err := strconv.ParseInt(fields[12], 10, 64)
+	require.NoError(b, err)
+	const ticksPerSecond = 100 // USER_HZ, the same on every Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
 }

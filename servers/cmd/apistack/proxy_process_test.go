@@ -31,10 +31,17 @@ type proxyProcess struct {
 	out *safebuf.Buffer
 }
 
-func startProxyProcess(t *testing.T, bin string, args ...string) *proxyProcess {
+func startProxyProcess(t testing.TB, bin string, args ...string) *proxyProcess {
+	t.Helper()
+	return startProxy(t, exec.Command(bin, append([]string{"proxy", "--addr", "127.0.0.1:0"}, args...)...))
+}
+
+// startProxy runs cmd, an `apistack proxy --addr 127.0.0.1:0 …` command
+// line (perhaps behind a wrapper such as taskset), and waits until it
+// listens.
+func startProxy(t testing.TB, cmd *exec.Cmd) *proxyProcess {
 	t.Helper()
 	out, stderr := &safebuf.Buffer{}, &safebuf.Buffer{}
-	cmd := exec.Command(bin, append([]string{"proxy", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Stdout, cmd.Stderr = out, stderr
 	p := &proxyProcess{out: out}
 	p.Process = testkit.Start(t, cmd, testkit.Stop{Signal: syscall.SIGTERM}, "apistack proxy", stderr.String)
