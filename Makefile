@@ -16,7 +16,7 @@ FUZZTIME  ?= 25000x
 BREAKING_DIR := tools/breaking
 STATICCHECK_VERSION = $(shell $(GO) list -m -f '{{.Version}}' honnef.co/go/tools)
 
-.PHONY: all cover spec-loop generate check-generated lint fmt-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
+.PHONY: all cover spec-loop generate check-generated lint fmt-check tidy-check vet staticcheck spectral prism test fuzz bench run build tools breaking changelog changelog-check
 
 all: check-generated lint test
 
@@ -35,11 +35,16 @@ GENERATED_ELSEWHERE := servers/restaurant/handlers_gen.go specs/sandbox/fixture.
 check-generated:
 	$(GO) run ./tools/generate -check
 
-## lint: gofmt, go vet, staticcheck and spectral (spectral:oas) on every spec
-lint: fmt-check vet staticcheck spectral
+## lint: gofmt, go mod tidy (nothing to change), go vet, staticcheck and spectral (spectral:oas) on every spec
+lint: fmt-check tidy-check vet staticcheck spectral
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>&1); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# tidy-check: go.mod and go.sum say exactly what the code imports (go mod tidy would change nothing)
+tidy-check:
+	$(GO) mod tidy -diff
+	cd $(BREAKING_DIR) && $(GO) mod tidy -diff
 
 vet:
 	$(GO) vet ./...
