@@ -151,6 +151,8 @@ func BenchmarkReplicaWrites(b *testing.B) {
 		require.NoError(b, err)
 		var heard uint64
 		for _, rep := range reps[:r] {
+			// Every commit of the round heard before counting.
+			require.NoError(b, sqldb.Sync(ctx, rep.raw))
 			heard += sqldb.HeardOn(rep.raw)
 		}
 		res := result{
