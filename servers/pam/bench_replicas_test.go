@@ -29,7 +29,9 @@ import (
 // replicas (pools of distinct names on one schema, as serve's replicas
 // hold, each with its server) and 64 client identities (teams, each with a
 // pam_admin service user and its key): token exchanges and group creates,
-// 16 clients, client c on replica c mod R, request i as identity i mod 64.
+// 16 clients, client c on replica c mod R, request i as identity i mod 64;
+// and token exchanges of one identity alone (exchange1identity: one key,
+// one user, one team, whose rows every exchange's foreign-key checks lock).
 // Rounds of each R are interleaved and every measure is the median of its
 // rounds. Per request it reports, for each R (prefix rN-):
 //
@@ -189,6 +191,13 @@ func BenchmarkReplicaWrites(b *testing.B) {
 	}{
 		{"exchange", 1500, http.StatusOK, func(base string, i int64) *http.Request {
 			id := ids[i%identities]
+			body := fmt.Sprintf(`{"key_id":%q,"key_secret":%q}`, id.keyID, id.secret)
+			req, _ := http.NewRequest(http.MethodPost, base+"/v1/teams/"+id.team+"/service_token", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			return req
+		}},
+		{"exchange1identity", 1500, http.StatusOK, func(base string, _ int64) *http.Request {
+			id := ids[0]
 			body := fmt.Sprintf(`{"key_id":%q,"key_secret":%q}`, id.keyID, id.secret)
 			req, _ := http.NewRequest(http.MethodPost, base+"/v1/teams/"+id.team+"/service_token", strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
