@@ -251,7 +251,10 @@ func BenchmarkBackendCreateGroup(b *testing.B) {
 func TestBenchProcessServer(t *testing.T) {
 	benchproc.Child(t, func(t testing.TB, backend testdb.Backend) (string, map[string]string) {
 		srv, url, token := startBackendServer(t, testdb.OpenOn(t, backend, pamtest.Migrations))
-		return url, map[string]string{"token": token, "teams": strings.Join(teamTokens(t, srv, url, 16), " ")}
+		key, err := srv.Operator().BootstrapServiceUser(context.Background(), "acme", "exchanger", "exchangers", []string{"end_user"}, 0)
+		require.NoError(t, err)
+		return url, map[string]string{"token": token, "teams": strings.Join(teamTokens(t, srv, url, 16), " "),
+			"key_id": key.KeyID, "key_secret": key.KeySecret}
 	})
 }
 
@@ -259,7 +262,9 @@ func TestBenchProcessServer(t *testing.T) {
 // PostgreSQL, each in a child process of its own (benchproc), so the CPU
 // time and allocations per request are the server's alone; PostgreSQL's
 // own CPU (its backends' processes) is reported apart, as
-// postgres-db-cpu-us/req. Rounds of 16 clients alternate between the two
+// postgres-db-cpu-us/req. Its loads: the list of 100 groups, token
+// exchanges of one key, and group creates over 16 teams. Rounds of 16
+// clients alternate between the two
 // servers, and the ratios (PostgreSQL / SQLite) are the median of the
 // rounds' ratios. Run with -benchtime 1x.
 func BenchmarkProcess(b *testing.B) {
@@ -276,6 +281,16 @@ func BenchmarkProcess(b *testing.B) {
 				req.Header.Set("Authorization", "Bearer "+p.Info["token"])
 				return req
 			}, http.StatusOK, 5000)
+		})
+	})
+	b.Run("exchange", func(b *testing.B) {
+		benchproc.Interleave(b, rounds, procs, func(p *benchproc.Proc) benchproc.Result {
+			body := fmt.Sprintf(`{"key_id":%q,"key_secret":%q}`, p.Info["key_id"], p.Info["key_secret"])
+			return p.Round(b, perRound/3, clients, func(p *benchproc.Proc, _ int64) *http.Request {
+				req, _ := http.NewRequest(http.MethodPost, p.URL+"/v1/teams/acme/service_token", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				return req
+			}, http.StatusOK, 0)
 		})
 	})
 	var n atomic.Int64

@@ -130,9 +130,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// The switch is dropped by the write of it (SetOffline), not by every
 	// commit of this replica: a request after a create would read it again.
-	for _, c := range []sqldb.Follower{srv.tokens, srv.roles, srv.offlineSwitch} {
-		st.db.Follow(c)
-	}
+	// Another replica's commit drops a cache only when it changed a table
+	// the cache reads (tokenByHash, rolesOf, offline): an issued token, a
+	// new key, user or team change no cached token (no cache holds a
+	// token's absence), and a new group no one's roles until a member is
+	// added to it.
+	st.db.FollowTables(srv.tokens,
+		sqldb.Dependency{Table: "tokens"}, sqldb.Dependency{Table: "service_keys"},
+		sqldb.Dependency{Table: "users"}, sqldb.Dependency{Table: "teams"})
+	st.db.FollowTables(srv.roles,
+		sqldb.Dependency{Table: "team_groups"}, sqldb.Dependency{Table: "group_members", Inserts: true})
+	st.db.FollowTables(srv.offlineSwitch, sqldb.Dependency{Table: "settings", Inserts: true})
 	st.revoked = func() {
 		srv.tokens.Invalidate()
 		srv.roles.Invalidate()

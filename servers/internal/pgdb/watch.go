@@ -20,12 +20,21 @@ import (
 //
 // Every table of an API's schema (but quietTables) carries a row trigger
 // that, in the writing transaction (unless it is quiet: QuietParam),
-// notifies the channel named after the schema with the writer's pool name
-// (replicaParam) as payload. PostgreSQL
-// delivers a notification only if and when its transaction commits, once
-// per transaction and payload, in commit order, to every session listening
-// on the channel. Each replica keeps one such session per API (Watch) and
-// drops its caches when it hears a commit of another pool.
+// notifies the channel named after the schema with a payload naming the
+// writer's pool (replicaParam), the table and the kind of change (Change).
+// PostgreSQL delivers a notification only if and when its transaction
+// commits, once per transaction and payload, in commit order, to every
+// session listening on the channel. Each replica keeps one such session per
+// API (Watch) and drops the caches that depend on what changed when it
+// hears a commit of another pool.
+//
+// A transaction that notifies takes, at commit, a lock that is one for the
+// whole cluster (PostgreSQL queues notifications in commit order), so the
+// announcing commits of every replica are serialized, and each one wakes
+// every other replica. A table whose writes no cache depends on is therefore
+// quiet (QuietComment), and one whose inserted rows no cache can be missing
+// (no cache holds the absence of a row, or lists the table) announces its
+// updates and deletes alone (QuietInsertsComment).
 //
 // A cache is trusted only while its replica is listening (Watcher.Listening):
 // when the listening session is lost, and until it listens again, every
@@ -75,20 +84,30 @@ var quietTables = []string{"goose_db_version", "rate_limits"}
 // fax outbox's claims, outcomes and attempts) is worth sparing them.
 const QuietComment = "apistack: quiet"
 
+// QuietInsertsComment starts the comment of a table whose inserts no
+// replica's cache depends on, though its updates and deletes do: no cache
+// holds the absence of one of its rows or lists its rows (an issued token
+// is cached once read, a revoked one must be heard of). Its trigger fires on
+// UPDATE and DELETE only, so the inserts commit without the cluster-wide
+// notification lock and wake no replica.
+const QuietInsertsComment = "apistack: inserts unannounced"
+
 // notifyFunction is the trigger function of every table but quietTables.
 const notifyFunction = `CREATE OR REPLACE FUNCTION apistack_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	IF current_setting('` + QuietParam + `', true) = 'on' THEN
 		RETURN NULL;
 	END IF;
-	PERFORM pg_notify(TG_TABLE_SCHEMA, coalesce(current_setting('` + replicaParam + `', true), ''));
+	PERFORM pg_notify(TG_TABLE_SCHEMA, coalesce(current_setting('` + replicaParam + `', true), '') || ' ' || TG_TABLE_NAME || ' ' || TG_OP);
 	RETURN NULL;
 END
 $$`
 
 // installNotify gives every table of schema but the quiet ones
 // (quietTables, QuietComment) the trigger that announces its commits (see
-// Watch), and takes it off a table a migration has made quiet since. It
+// Watch), on UPDATE and DELETE alone for a table whose inserts are
+// unannounced (QuietInsertsComment), and takes it off (or changes it on) a
+// table a migration has made quiet since. It
 // runs after the migrations at every Open, so a table a later migration
 // adds is covered the next time a replica starts; replicas starting
 // together queue on an advisory lock.
@@ -104,28 +123,32 @@ func installNotify(ctx context.Context, db *sql.DB, schema string) error {
 	if _, err := tx.ExecContext(ctx, notifyFunction); err != nil {
 		return fmt.Errorf("notify triggers: %w", err)
 	}
-	// The tables whose trigger is missing (quiet false) or no longer
-	// wanted (quiet true).
+	// The tables whose trigger is not what their comment asks for: missing
+	// (want 'all' or 'changes', has 'none'), no longer wanted (want 'none'),
+	// or firing on the wrong events. The trigger's events are bits of
+	// pg_trigger.tgtype: 4 INSERT, 8 DELETE, 16 UPDATE.
 	rows, err := tx.QueryContext(ctx, `
-		SELECT relname, quiet FROM (
+		SELECT relname, has, want FROM (
 			SELECT c.relname,
-				c.relname = ANY($2) OR coalesce(obj_description(c.oid, 'pg_class'), '') LIKE $3 || '%' AS quiet,
-				EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'apistack_notify') AS notifies
+				CASE WHEN c.relname = ANY($2) OR coalesce(obj_description(c.oid, 'pg_class'), '') LIKE $3 || '%' THEN 'none'
+					WHEN coalesce(obj_description(c.oid, 'pg_class'), '') LIKE $4 || '%' THEN 'changes'
+					ELSE 'all' END AS want,
+				coalesce((SELECT CASE WHEN t.tgtype & 4 <> 0 THEN 'all' ELSE 'changes' END
+					FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'apistack_notify'), 'none') AS has
 			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 			WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
-		) AS t WHERE quiet = notifies
-		ORDER BY relname`, schema, quietTables, QuietComment)
+		) AS t WHERE has <> want
+		ORDER BY relname`, schema, quietTables, QuietComment, QuietInsertsComment)
 	if err != nil {
 		return fmt.Errorf("notify triggers: %w", err)
 	}
 	type change struct {
-		table string
-		quiet bool
+		table, has, want string
 	}
 	var changes []change
 	for rows.Next() {
 		var c change
-		if err := rows.Scan(&c.table, &c.quiet); err != nil {
+		if err := rows.Scan(&c.table, &c.has, &c.want); err != nil {
 			_ = rows.Close()
 			return fmt.Errorf("notify triggers: %w", err)
 		}
@@ -135,13 +158,19 @@ func installNotify(ctx context.Context, db *sql.DB, schema string) error {
 		return fmt.Errorf("notify triggers: %w", err)
 	}
 	for _, c := range changes {
-		stmt := `CREATE TRIGGER apistack_notify AFTER INSERT OR UPDATE OR DELETE ON ` +
-			pgx.Identifier{schema, c.table}.Sanitize() + ` FOR EACH ROW EXECUTE FUNCTION apistack_notify()`
-		if c.quiet {
-			stmt = `DROP TRIGGER apistack_notify ON ` + pgx.Identifier{schema, c.table}.Sanitize()
+		table := pgx.Identifier{schema, c.table}.Sanitize()
+		var stmts []string
+		if c.has != "none" {
+			stmts = append(stmts, `DROP TRIGGER apistack_notify ON `+table)
 		}
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("notify trigger on %s: %w", c.table, err)
+		events := map[string]string{"all": "INSERT OR UPDATE OR DELETE", "changes": "UPDATE OR DELETE"}[c.want]
+		if events != "" {
+			stmts = append(stmts, `CREATE TRIGGER apistack_notify AFTER `+events+` ON `+table+` FOR EACH ROW EXECUTE FUNCTION apistack_notify()`)
+		}
+		for _, stmt := range stmts {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("notify trigger on %s: %w", c.table, err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -157,7 +186,7 @@ type Watcher struct {
 	cfg     *pgconn.Config
 	channel string
 	self    string
-	heard   func()
+	heard   func(Change)
 
 	// configured is closed once cfg, channel and self are set (configure).
 	configured chan struct{}
@@ -172,16 +201,49 @@ type Watcher struct {
 	once  sync.Once
 }
 
+// Change is what a commit another pool made changed: one notification
+// names one table and one kind of change (a transaction that changed
+// several tables, or one table in several ways, sends one of each). The
+// zero Change means anything may have changed: the watcher listens again
+// after losing its session (commits may have gone unheard meanwhile), or
+// the writer announced without naming the table (a replica of an older
+// version).
+type Change struct {
+	// Table is the table changed, in the watched schema.
+	Table string
+	// Op is the kind of change: "INSERT", "UPDATE" or "DELETE".
+	Op string
+}
+
+// Any reports whether c may stand for any change (the zero Change).
+func (c Change) Any() bool { return c.Table == "" }
+
+// parseChange reads a notification's payload, "<pool> <table> <op>", and
+// reports the pool that sent it; a payload of the pool's name alone (an
+// older replica's) is the zero Change.
+func parseChange(payload string) (pool string, c Change) {
+	pool, rest, ok := strings.Cut(payload, " ")
+	if !ok {
+		return payload, Change{}
+	}
+	table, op, ok := strings.Cut(rest, " ")
+	if !ok || table == "" || op == "" {
+		return pool, Change{}
+	}
+	return pool, Change{Table: table, Op: op}
+}
+
 // Watch starts listening for the commits other pools make to the schema of
-// db (a pool opened by Open) and calls heard after each one, and each time
-// it listens again after losing its session (commits may have gone unheard
-// meanwhile). heard runs on the listening goroutine, one call at a time, in
-// commit order. The watcher stops by Close, or by itself once db is closed.
+// db (a pool opened by Open) and calls heard after each one with what it
+// changed, and with the zero Change each time it listens again after losing
+// its session (commits may have gone unheard meanwhile). heard runs on the
+// listening goroutine, one call at a time, in commit order. The watcher
+// stops by Close, or by itself once db is closed.
 //
 // The watcher reads the pool's settings from one of its connections, and
 // tries again until it can (a pool not opened by Open, which names no
 // schema, is never listened for: its caches never answer).
-func Watch(db *sql.DB, heard func()) *Watcher {
+func Watch(db *sql.DB, heard func(Change)) *Watcher {
 	w := &Watcher{
 		db: db, heard: heard, configured: make(chan struct{}),
 		syncs: map[string]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
@@ -310,7 +372,7 @@ func (w *Watcher) Sync(ctx context.Context) error {
 // notified handles one notification (called by pgconn while the session
 // reads).
 func (w *Watcher) notified(_ *pgconn.PgConn, n *pgconn.Notification) {
-	if n.Channel != w.channel || n.Payload == w.self {
+	if n.Channel != w.channel {
 		return
 	}
 	if strings.HasPrefix(n.Payload, "sync:") {
@@ -323,12 +385,16 @@ func (w *Watcher) notified(_ *pgconn.PgConn, n *pgconn.Notification) {
 		}
 		return
 	}
-	w.report()
+	pool, c := parseChange(n.Payload)
+	if pool == w.self {
+		return
+	}
+	w.report(c)
 }
 
-func (w *Watcher) report() {
+func (w *Watcher) report(c Change) {
 	w.heardN.Add(1)
-	w.heard()
+	w.heard(c)
 }
 
 // run keeps a listening session until the watcher stops.
@@ -392,7 +458,7 @@ func (w *Watcher) listen(ctx context.Context) error {
 	}
 	// Commits made while no session listened went unheard: drop every
 	// cache before trusting any again.
-	w.report()
+	w.report(Change{})
 	w.listening.Store(true)
 	for {
 		wctx, cancel := context.WithTimeout(ctx, HeartbeatInterval)

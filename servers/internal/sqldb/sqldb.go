@@ -72,6 +72,9 @@ type DB struct {
 	// onRemote after every commit heard from another pool (OnRemoteCommit):
 	// copied on registration, since the watcher may call them already.
 	onCommit, onRemote atomic.Pointer[[]func()]
+	// followers are the caches that depend on some tables alone
+	// (FollowTables): copied on registration, as the hooks are.
+	followers atomic.Pointer[[]tableFollower]
 	// watcher hears the commits of other replicas (PostgreSQL only).
 	watcher *pgdb.Watcher
 }
@@ -116,8 +119,15 @@ func (d *DB) OnRemoteCommit(f func()) {
 }
 
 // heard is the watcher's report of a commit made elsewhere.
-func (d *DB) heard() {
+func (d *DB) heard(c pgdb.Change) {
 	run(&d.onRemote)
+	if p := d.followers.Load(); p != nil {
+		for _, f := range *p {
+			if f.dependsOn(c) {
+				f.cache.Invalidate()
+			}
+		}
+	}
 	d.committed()
 }
 
@@ -145,6 +155,54 @@ type Follower interface {
 func (d *DB) Follow(c Follower) {
 	c.Gate(d.Fresh)
 	d.OnRemoteCommit(c.Invalidate)
+}
+
+// Dependency is a table a cache's entries are read from (FollowTables).
+type Dependency struct {
+	// Table is the table's name, in the API's schema.
+	Table string
+	// Inserts says whether a row inserted into Table can change what the
+	// cache answers: true for a cache that holds the absence of a row or a
+	// list of rows; false for one that holds rows found by key, or facts
+	// about rows that exist already (a new row of a table joined to a
+	// cached row cannot change it), which only updates and deletes change.
+	Inserts bool
+}
+
+// tableFollower is a cache and the tables it depends on.
+type tableFollower struct {
+	cache Follower
+	deps  []Dependency
+}
+
+func (f tableFollower) dependsOn(c pgdb.Change) bool {
+	if c.Any() {
+		return true
+	}
+	for _, d := range f.deps {
+		if d.Table == c.Table && (d.Inserts || c.Op != "INSERT") {
+			return true
+		}
+	}
+	return false
+}
+
+// FollowTables is Follow for a cache whose entries are read from deps
+// alone: another replica's commit drops it only when it changed one of
+// them as the dependency says (an insert only when Inserts), or when this
+// replica may have missed commits. A cache that depends on more than it
+// names answers stale entries: name every table its queries read. Call
+// before c is used.
+func (d *DB) FollowTables(c Follower, deps ...Dependency) {
+	c.Gate(d.Fresh)
+	registerMu.Lock()
+	defer registerMu.Unlock()
+	var fs []tableFollower
+	if p := d.followers.Load(); p != nil {
+		fs = slices.Clone(*p)
+	}
+	fs = append(fs, tableFollower{cache: c, deps: slices.Clone(deps)})
+	d.followers.Store(&fs)
 }
 
 // Sync returns once this replica has heard every commit other replicas made
@@ -233,12 +291,12 @@ func (d *DB) watch() {
 		return
 	}
 	pool := d.db
-	w := pgdb.Watch(pool, func() {
+	w := pgdb.Watch(pool, func(c pgdb.Change) {
 		watchMu.Lock()
 		dbs := slices.Clone(watchedBy[pool])
 		watchMu.Unlock()
 		for _, db := range dbs {
-			db.heard()
+			db.heard(c)
 		}
 	})
 	d.watcher = w

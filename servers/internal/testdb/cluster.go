@@ -104,11 +104,17 @@ func startCluster() (string, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	// Durability is not what a throwaway cluster is for: no fsync.
-	server := exec.Command(filepath.Join(bin, "postgres"), "-D", data,
+	// Durability is not what a throwaway cluster is for: no fsync. The
+	// benchmarks count the statements each request runs with
+	// pg_stat_statements, loaded when the machine's PostgreSQL has it.
+	args := []string{"-D", data,
 		"-k", dir, "-c", "listen_addresses=", "-p", "5432",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=300", "-c", "shared_buffers=64MB")
+		"-c", "max_connections=300", "-c", "shared_buffers=64MB"}
+	if hasStatStatements(bin) {
+		args = append(args, "-c", "shared_preload_libraries=pg_stat_statements")
+	}
+	server := exec.Command(filepath.Join(bin, "postgres"), args...)
 	server.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
 	server.Dir = dir
 	logFile, err := os.Create(filepath.Join(dir, "server.log"))
@@ -127,6 +133,19 @@ func startCluster() (string, error) {
 		return "", fmt.Errorf("postgres did not start: %w\n%s", err, log)
 	}
 	return url, nil
+}
+
+// hasStatStatements reports whether the PostgreSQL programs in bin come
+// with the pg_stat_statements library (a contrib module some packagings
+// leave out).
+func hasStatStatements(bin string) bool {
+	out, err := exec.Command(filepath.Join(bin, "pg_config"), "--pkglibdir").Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		dir = filepath.Join(filepath.Dir(bin), "lib") // Debian's layout
+	}
+	_, err = os.Stat(filepath.Join(dir, "pg_stat_statements.so"))
+	return err == nil
 }
 
 // waitReady waits for the server at url to accept a query.
