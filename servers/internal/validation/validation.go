@@ -657,7 +657,7 @@ func buildPathRouter(spec *openapi3.T) (routers.Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("validation: build router: %w", err)
 	}
-	return router, nil
+	return newFastRouter(&doc, router), nil
 }
 
 // recorder buffers a response so it can be validated before it is sent. It
