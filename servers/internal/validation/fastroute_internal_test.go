@@ -16,8 +16,9 @@ import (
 // TestFastRouterRoutesAsMux holds the fast router to the mux router on every
 // API's spec: for each path template, filled with ordinary values, values
 // spelled like other templates' literal segments, empty, escaped or unusual
-// ones, with a slash too many or too few, under every method, both routers
-// return the same route, variables and error. Every operation's own plain
+// ones, with a slash too many or too few, under every method (GET for all
+// but the ordinary value), both routers return the same route, variables
+// and error. Every operation's own plain
 // path is answered by the fast router itself.
 func TestFastRouterRoutesAsMux(t *testing.T) {
 	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
@@ -64,7 +65,11 @@ func TestFastRouterRoutesAsMux(t *testing.T) {
 						if path == "" {
 							path = "/"
 						}
-						for _, m := range methods {
+						tried := methods
+						if v != "demo" {
+							tried = methods[:1] // every method once per path shape; GET for every value
+						}
+						for _, m := range tried {
 							req, err := http.NewRequest(m, "http://127.0.0.1:1"+path, nil)
 							require.NoError(t, err, path)
 							wantRoute, wantVars, wantErr := fast.slow.FindRoute(req)
