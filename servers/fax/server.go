@@ -373,7 +373,7 @@ func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestOb
 	if err != nil {
 		return nil, err
 	}
-	out := faxserver.ListFaxes200JSONResponse{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
+	out := faxListAnswer{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
 	for _, r := range rows {
 		out.Data = append(out.Data, s.toAPIFax(ctx, r))
 	}

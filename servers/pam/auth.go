@@ -227,10 +227,32 @@ func setRateHeaders(ctx context.Context, rh rateHeaders) {
 
 // setRateHeadersOn puts the four X-RateLimit-* headers in h.
 func setRateHeadersOn(h http.Header, rh rateHeaders) {
-	h.Set("X-RateLimit-Limit", strconv.FormatInt(rh.XRateLimitLimit, 10))
-	h.Set("X-RateLimit-Remaining", strconv.FormatInt(rh.XRateLimitRemaining, 10))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(rh.XRateLimitReset, 10))
-	h.Set("X-RateLimit-Retry-At", strconv.FormatInt(rh.XRateLimitRetryAt, 10))
+	setIntHeader(h, rateHeaderNames[0], rh.XRateLimitLimit)
+	setIntHeader(h, rateHeaderNames[1], rh.XRateLimitRemaining)
+	setIntHeader(h, rateHeaderNames[2], rh.XRateLimitReset)
+	setIntHeader(h, rateHeaderNames[3], rh.XRateLimitRetryAt)
+}
+
+// rateHeaderNames are the X-RateLimit-* header names in the canonical form
+// net/http keeps them in: set under it, a name is not canonicalized anew on
+// every answer.
+var rateHeaderNames = [4]string{
+	http.CanonicalHeaderKey("X-RateLimit-Limit"),
+	http.CanonicalHeaderKey("X-RateLimit-Remaining"),
+	http.CanonicalHeaderKey("X-RateLimit-Reset"),
+	http.CanonicalHeaderKey("X-RateLimit-Retry-At"),
+}
+
+// setIntHeader sets the header key (canonical) of h to v in decimal, as
+// h.Set does; a value already set so (the middleware's, repeated by the
+// answer) is left as it is.
+func setIntHeader(h http.Header, key string, v int64) {
+	var buf [24]byte
+	digits := strconv.AppendInt(buf[:0], v, 10)
+	if cur := h[key]; len(cur) == 1 && cur[0] == string(digits) {
+		return
+	}
+	h[key] = []string{string(digits)}
 }
 
 // isTokenExchange reports whether req is POST /v1/teams/{team_name}/service_token.

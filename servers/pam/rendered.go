@@ -46,10 +46,7 @@ func (a listGroupsAnswer) VisitListGroupsResponse(w http.ResponseWriter) error {
 	if a.page.link != nil {
 		h.Set("Link", *a.page.link)
 	}
-	h.Set("X-RateLimit-Limit", strconv.FormatInt(a.rate.XRateLimitLimit, 10))
-	h.Set("X-RateLimit-Remaining", strconv.FormatInt(a.rate.XRateLimitRemaining, 10))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(a.rate.XRateLimitReset, 10))
-	h.Set("X-RateLimit-Retry-At", strconv.FormatInt(a.rate.XRateLimitRetryAt, 10))
+	setRateHeadersOn(h, a.rate)
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(a.page.body)
 	return err

@@ -21,6 +21,10 @@ const (
 // holds at most 300 entities).
 const pageCacheSize = 64
 
+// entityCacheSize bounds the single entities kept since the last write (a
+// document is a few hundred bytes to a few kilobytes).
+const entityCacheSize = 4096
+
 // tokenEntry is what a bearer token resolved to.
 type tokenEntry struct {
 	clientID, clientName string

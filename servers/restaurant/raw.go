@@ -10,6 +10,7 @@ package restaurant
 import (
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 // rawList is a page of a list: a JSON array of stored documents, and the
@@ -24,8 +25,16 @@ func (l rawList) write(w http.ResponseWriter) error {
 	for _, r := range l.rows {
 		size += len(r.Doc) + 1
 	}
-	body := make([]byte, 0, size)
-	body = append(body, '[')
+	buf := listBodies.Get().(*[]byte)
+	if cap(*buf) < size {
+		*buf = make([]byte, 0, size)
+	}
+	defer func() {
+		if cap(*buf) <= maxPooledListBody {
+			listBodies.Put(buf)
+		}
+	}()
+	body := append((*buf)[:0], '[')
 	for i, r := range l.rows {
 		if i > 0 {
 			body = append(body, ',')
@@ -41,8 +50,18 @@ func (l rawList) write(w http.ResponseWriter) error {
 	}
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(body)
+	*buf = body
 	return err
 }
+
+// listBodies keeps the buffers list answers are assembled in: a page of
+// menu items is tens of kilobytes, which every list otherwise allocated and
+// cleared. A writer does not keep what it is given (io.Writer's contract),
+// so a buffer is free again once the answer is written.
+var listBodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledListBody is the largest buffer kept for the next answer.
+const maxPooledListBody = 1 << 20
 
 // rawDoc is one stored document.
 type rawDoc []byte

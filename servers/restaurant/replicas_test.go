@@ -156,6 +156,29 @@ func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T)
 	assert.NotContains(t, got, items[0].Guid)
 }
 
+func TestReplicas_AnEntityChangedThroughOneReplicaIsAnsweredChangedByTheOtherAtOnce(t *testing.T) {
+	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
+	guid, token := setUpReplicas(t, replicas)
+	items := restaurant.PlainItems("Dish", 2)
+	importDoc(t, replicas[0].srv, guid, restaurant.Document{MenuItems: items})
+	c := replicaClient(t, replicas[1].url, token)
+	op := opFor(t, "menuItems")
+	get := func(item string) int {
+		status, _, err := op.get(context.Background(), c, guid, item)
+		require.NoError(t, err)
+		return status
+	}
+	require.Equal(t, http.StatusOK, get(items[0].Guid))
+	require.Equal(t, http.StatusOK, get(items[0].Guid), "read twice: the second answer may come from replica 2's cache")
+
+	// Replica 2 read the entity before replica 1 archived it: what it kept
+	// is dropped once replica 2 heard replica 1's commit.
+	require.NoError(t, replicas[0].srv.Operator().Archive(context.Background(), guid, "menuItems", items[0].Guid))
+	require.NoError(t, sqldb.Sync(context.Background(), replicas[1].db))
+	assert.Equal(t, http.StatusNotFound, get(items[0].Guid))
+	assert.Equal(t, http.StatusOK, get(items[1].Guid))
+}
+
 func TestReplicas_ARateLimitIsSharedExactlyAcrossReplicas(t *testing.T) {
 	tests := []struct {
 		name                 string

@@ -87,7 +87,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, the store's revocations) and after every commit
 	// another replica makes (Follow), and bypassed while this replica cannot
 	// hear those.
-	st := &store{db: db, pages: apistore.PageCache[cachedPage](db, pageCacheSize, credentialCacheTTL)}
+	st := &store{db: db, pages: apistore.PageCache[cachedPage](db, pageCacheSize, credentialCacheTTL),
+		entities: apistore.PageCache[[]byte](db, entityCacheSize, credentialCacheTTL)}
 	cursors, err := apistore.Cursors(ctx, st.db)
 	if err != nil {
 		return nil, err

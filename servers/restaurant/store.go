@@ -28,6 +28,9 @@ type store struct {
 	db *sqldb.DB
 	// pages caches list pages read, dropped after every committed write.
 	pages *cache.Cache[cachedPage]
+	// entities caches the documents of single live entities read (entity),
+	// dropped as pages are; nil caches nothing.
+	entities *cache.Cache[[]byte]
 }
 
 // cachedPage is a page read by page. Its rows are shared by every reader of
@@ -241,8 +244,29 @@ func (s *store) page(ctx context.Context, q pageQuery) ([]entityRow, bool, error
 	return out, more, nil
 }
 
-// entity returns the document of one live entity.
+// entity returns the document of one live entity, from the cache when it
+// was read since the last committed write. The document is shared by every
+// reader of the cache: never modify it. An entity not found is not cached:
+// it is looked for again, so one created since is found at once.
 func (s *store) entity(ctx context.Context, restaurantGUID, kind, guid string) ([]byte, error) {
+	if s.entities == nil {
+		return s.readEntity(ctx, restaurantGUID, kind, guid)
+	}
+	key := restaurantGUID + "|" + kind + "|" + strings.ToLower(guid)
+	if doc, ok := s.entities.Get(key); ok {
+		return doc, nil
+	}
+	gen := s.entities.Generation()
+	doc, err := s.readEntity(ctx, restaurantGUID, kind, guid)
+	if err != nil {
+		return nil, err
+	}
+	s.entities.Put(gen, key, doc)
+	return doc, nil
+}
+
+// readEntity reads the document of one live entity from the database.
+func (s *store) readEntity(ctx context.Context, restaurantGUID, kind, guid string) ([]byte, error) {
 	var doc []byte
 	err := s.db.QueryRowContext(ctx, `
 		SELECT doc FROM entities

@@ -189,6 +189,7 @@ func Split(opts Options) (answers, requests echo.MiddlewareFunc, err error) {
 	}
 	streamOpts := *filterOpts
 	streamOpts.ExcludeRequestBody = true
+	checks := compileFastChecks(opts.Spec)
 	responseOpts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true}
 	// JSON response bodies are validated by validateJSONResponseBody instead:
 	// they come from the server's own encoder, so the strict (and several
@@ -201,7 +202,7 @@ func Split(opts Options) (answers, requests echo.MiddlewareFunc, err error) {
 			if opts.Skip != nil && opts.Skip(req) {
 				return next(c)
 			}
-			route, input, herr := validateRequest(req, router, filterOpts, opts.StreamedBodies, &streamOpts)
+			route, input, herr := validateRequest(req, router, checks, filterOpts, opts.StreamedBodies, &streamOpts)
 			if rec, ok := c.Response().Writer.(*recorder); ok {
 				rec.route, rec.input, rec.requestChecked = route, input, true
 			}
@@ -345,14 +346,20 @@ func validateJSONResponseBody(route *routers.Route, status int, contentType stri
 	return value, nil
 }
 
-// validateRequest finds the operation of req and validates req against it.
-// On success it leaves the canonical encoding of the validated JSON body in
-// req.Body.
-func validateRequest(req *http.Request, router routers.Router, opts *openapi3filter.Options,
+// validateRequest finds the operation of req and validates req against it:
+// with the operation's compiled check when it admits req (fastChecks), with
+// openapi3filter otherwise. On success it leaves the canonical encoding of
+// the validated JSON body in req.Body.
+func validateRequest(req *http.Request, router routers.Router, checks fastChecks, opts *openapi3filter.Options,
 	streamed map[string]bool, streamOpts *openapi3filter.Options) (*routers.Route, *openapi3filter.RequestValidationInput, error) {
 	route, pathParams, err := router.FindRoute(req)
 	if err != nil {
 		return nil, nil, routeFailure(req, err)
+	}
+	if fc := checks[route.Operation]; fc != nil {
+		if input, ok := fc.admit(req, route, pathParams, opts); ok {
+			return route, input, nil
+		}
 	}
 	streaming := streamed[route.Operation.OperationID] && streamsBody(req, route.Operation)
 	if streaming {
@@ -657,7 +664,7 @@ func buildPathRouter(spec *openapi3.T) (routers.Router, error) {
 	if err != nil {
 		return nil, fmt.Errorf("validation: build router: %w", err)
 	}
-	return router, nil
+	return newFastRouter(&doc, router), nil
 }
 
 // recorder buffers a response so it can be validated before it is sent. It
