@@ -136,6 +136,35 @@ func TestSandboxes_AJournalKeepsItsBudgetDroppingTheOldestFirst(t *testing.T) {
 		assert.Equal(t, int64(40), *page.Dropped+int64(len(page.Data)), "kept and dropped are every request")
 		assert.Len(t, journal(t, other, nil), 3, "another sandbox's journal is its own")
 	})
+	t.Run("many sandboxes a commit", func(t *testing.T) {
+		// The writer commits the rows of every sandbox that sent
+		// something together, and keeps each sandbox's journal within the
+		// budget on its own.
+		e := start(t, envOptions{journal: sandbox.JournalBudget{Entries: 4}})
+		boxes := make([]*box, 5)
+		for i := range boxes {
+			boxes[i] = e.create(t, frozenClock)
+		}
+		for range 7 {
+			for _, b := range boxes {
+				fillJournal(t, b, 1)
+			}
+			e.st.Sandboxes.Journal().Flush(ctx)
+		}
+		fillJournal(t, boxes[0], 2)
+		e.st.Sandboxes.Journal().Flush(ctx)
+		for i, b := range boxes {
+			resp, err := b.api.ListSandboxRequestsWithResponse(ctx, b.Id, &sandboxapi.ListSandboxRequestsParams{Limit: ptr(1000)})
+			page := testkit.Answered(t, http.StatusOK, resp, err).JSON200
+			sent := int64(7)
+			if i == 0 {
+				sent = 9
+			}
+			assert.Len(t, page.Data, 4, "sandbox %d keeps its newest 4", i)
+			require.NotNil(t, page.Dropped)
+			assert.Equal(t, sent-4, *page.Dropped, "sandbox %d: the oldest were dropped", i)
+		}
+	})
 }
 
 // placeholder is the first query parameter in the run's dialect.

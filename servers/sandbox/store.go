@@ -15,6 +15,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/migrationset"
+	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 
@@ -78,14 +79,25 @@ type JournalBudget struct {
 	Bytes int64
 }
 
-// trimSQL deletes, of one sandbox's journal rows, the oldest ones past the
-// budget: a row goes when it and the rows newer than it hold more entries,
-// or more bytes, than the budget. Parameters: sandbox, sandbox, entries,
-// bytes.
-const trimSQL = `SELECT id, entries FROM (
-    SELECT id, entries, SUM(entries) OVER (ORDER BY id DESC) AS kept_entries, SUM(LENGTH(data)) OVER (ORDER BY id DESC) AS kept_bytes
-    FROM journal_batches WHERE sandbox_id = ?) AS newest_first
+// trimSQL finds, of the journal rows of the sandboxes it lists (its
+// placeholder %s), the oldest ones past the budget: a row goes when it and
+// its sandbox's rows newer than it hold more entries, or more bytes, than
+// the budget. Parameters: the sandboxes, then entries and bytes.
+const trimSQL = `SELECT id, sandbox_id, entries FROM (
+    SELECT id, sandbox_id, entries,
+        SUM(entries) OVER (PARTITION BY sandbox_id ORDER BY id DESC) AS kept_entries,
+        SUM(LENGTH(data)) OVER (PARTITION BY sandbox_id ORDER BY id DESC) AS kept_bytes
+    FROM journal_batches WHERE sandbox_id IN (%s)) AS newest_first
 WHERE kept_entries > ? OR kept_bytes > ?`
+
+// trimAndCountSQL is trimSQL as one PostgreSQL statement that also deletes
+// the rows it finds and counts their entries in their sandboxes'
+// journal_dropped (SQLite has no DELETE in a WITH). Same parameters.
+const trimAndCountSQL = `WITH past AS (` + trimSQL + `),
+gone AS (DELETE FROM journal_batches WHERE id IN (SELECT id FROM past) RETURNING sandbox_id, entries)
+UPDATE sandboxes SET journal_dropped = journal_dropped + dropped.n
+FROM (SELECT sandbox_id, SUM(entries) AS n FROM gone GROUP BY sandbox_id) AS dropped
+WHERE sandboxes.id = dropped.sandbox_id`
 
 const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, named, created_at, last_used_at`
 
@@ -270,12 +282,55 @@ func groupBySandbox(entries []apiserver.JournalEntry) []journalGroup {
 }
 
 // appendJournal stores each group as one row, encoded by enc, in one
-// transaction, and records the use of the sandboxes of the groups to touch;
-// at is the time of use. The foreign key refuses a group whose sandbox is
-// gone (and with it the transaction). The commit is quiet (sqldb.Tx.Quiet):
-// no replica caches the journal, and the writer commits many times a
-// second, so other replicas are not told of it.
+// transaction, drops the oldest rows of the groups' sandboxes past the
+// budget, and records the use of the sandboxes of the groups to touch; at
+// is the time of use. The foreign key refuses a group whose sandbox is gone
+// (and with it the transaction). The commit is quiet (sqldb.Tx.Quiet): no
+// replica caches the journal, and the writer commits many times a second,
+// so other replicas are not told of it.
+//
+// Its statements do not grow in number with the groups (one insert, one
+// search of the rows past the budget, one touch): with many sandboxes busy
+// at once a commit holds a row for each, and a statement per row cost
+// PostgreSQL a round trip each (BenchmarkJournalCostManySandboxes). On
+// PostgreSQL they go in one round trip (sqldb.DB.QuietPipeline).
 func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []journalGroup, at time.Time) error {
+	enc.reset()
+	insert := sqldb.Statement{SQL: `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES ` +
+		repeatJoined("(?, ?, ?, ?)", len(groups)), Args: make([]any, 0, 4*len(groups))}
+	ids := make([]any, 0, len(groups))
+	var touched []any
+	for _, g := range groups {
+		last := g.entries[0].Time
+		for _, e := range g.entries[1:] {
+			if e.Time.After(last) {
+				last = e.Time
+			}
+		}
+		insert.Args = append(insert.Args, g.sandbox, len(g.entries), sqldb.Micros(last), enc.encode(g.entries))
+		ids = append(ids, g.sandbox)
+		if g.touch {
+			touched = append(touched, g.sandbox)
+		}
+	}
+	stmts := []sqldb.Statement{insert}
+	if len(touched) > 0 {
+		stmts = append(stmts, sqldb.Statement{
+			SQL:  `UPDATE sandboxes SET last_used_at = ? WHERE last_used_at < ? AND id IN (` + repeatJoined("?", len(touched)) + `)`,
+			Args: append([]any{sqldb.Micros(at), sqldb.Micros(at)}, touched...)})
+	}
+	entries, bytes, trim := s.budgetBounds()
+	if s.db.Dialect() == sqldb.Postgres {
+		if trim {
+			stmts = append(stmts, sqldb.Statement{SQL: fmt.Sprintf(trimAndCountSQL, repeatJoined("?", len(ids))), Args: append(ids, entries, bytes)})
+		}
+		// The pipeline is one transaction: quiet, as Tx.Quiet makes one.
+		quiet := sqldb.Statement{SQL: `SELECT set_config('` + pgdb.QuietParam + `', 'on', true)`}
+		if err := s.db.QuietPipeline(ctx, append([]sqldb.Statement{quiet}, stmts...)...); err != nil {
+			return fmt.Errorf("append journal entries: %w", err)
+		}
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -284,26 +339,14 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 	if err := tx.Quiet(ctx); err != nil {
 		return err
 	}
-	for _, g := range groups {
-		last := g.entries[0].Time
-		for _, e := range g.entries[1:] {
-			if e.Time.After(last) {
-				last = e.Time
-			}
+	for _, st := range stmts {
+		if _, err := tx.ExecContext(ctx, st.SQL, st.Args...); err != nil {
+			return fmt.Errorf("append journal entries: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES (?, ?, ?, ?)`,
-			g.sandbox, len(g.entries), sqldb.Micros(last), enc.encode(g.entries)); err != nil {
-			return fmt.Errorf("insert journal entries: %w", err)
-		}
-		if err := s.trimJournal(ctx, tx, g.sandbox); err != nil {
+	}
+	if trim {
+		if err := s.trimJournal(ctx, tx, ids, entries, bytes); err != nil {
 			return err
-		}
-		if !g.touch {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
-			sqldb.Micros(at), g.sandbox, sqldb.Micros(at)); err != nil {
-			return fmt.Errorf("touch sandbox: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -312,43 +355,56 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 	return nil
 }
 
-// trimJournal drops the oldest journal rows of sandbox past the budget and
-// counts their entries in journal_dropped.
-func (s *store) trimJournal(ctx context.Context, tx *sqldb.Tx, sandbox string) error {
+// budgetBounds is the budget as trimSQL's bounds (no bound: the largest
+// number); trim is false when there is no budget at all.
+func (s *store) budgetBounds() (entries, bytes int64, trim bool) {
 	if s.budget.Entries <= 0 && s.budget.Bytes <= 0 {
-		return nil
+		return 0, 0, false
 	}
-	entries, bytes := int64(s.budget.Entries), s.budget.Bytes
+	entries, bytes = int64(s.budget.Entries), s.budget.Bytes
 	if entries <= 0 {
 		entries = math.MaxInt64
 	}
 	if bytes <= 0 {
 		bytes = math.MaxInt64
 	}
-	rows, err := tx.QueryContext(ctx, trimSQL, sandbox, entries, bytes)
+	return entries, bytes, true
+}
+
+// repeatJoined is n times s, joined by commas.
+func repeatJoined(s string, n int) string {
+	return strings.Repeat(s+", ", n-1) + s
+}
+
+// trimJournal drops the oldest journal rows of the sandboxes ids past the
+// budget and counts their entries in their sandboxes' journal_dropped.
+func (s *store) trimJournal(ctx context.Context, tx *sqldb.Tx, ids []any, entries, bytes int64) error {
+	rows, err := tx.QueryContext(ctx, fmt.Sprintf(trimSQL, repeatJoined("?", len(ids))), append(ids, entries, bytes)...)
 	if err != nil {
 		return fmt.Errorf("find journal entries past the budget: %w", err)
 	}
-	var ids []int64
-	var dropped int64
+	var past []any
+	dropped := map[string]int64{}
 	for rows.Next() {
 		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
+		var sandbox string
+		if err := rows.Scan(&id, &sandbox, &n); err != nil {
 			_ = rows.Close()
 			return fmt.Errorf("find journal entries past the budget: %w", err)
 		}
-		ids, dropped = append(ids, id), dropped+n
+		past, dropped[sandbox] = append(past, id), dropped[sandbox]+n
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return fmt.Errorf("find journal entries past the budget: %w", err)
 	}
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE id = ?`, id); err != nil {
+	// In chunks: a budget just lowered can drop many rows at once.
+	for chunk := range slices.Chunk(past, 500) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE id IN (`+repeatJoined("?", len(chunk))+`)`, chunk...); err != nil {
 			return fmt.Errorf("drop journal entries past the budget: %w", err)
 		}
 	}
-	if dropped > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET journal_dropped = journal_dropped + ? WHERE id = ?`, dropped, sandbox); err != nil {
+	for sandbox, n := range dropped {
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET journal_dropped = journal_dropped + ? WHERE id = ?`, n, sandbox); err != nil {
 			return fmt.Errorf("count dropped journal entries: %w", err)
 		}
 	}
