@@ -192,6 +192,12 @@ func TestSandboxes_AJournalKeepsItsBudgetDroppingTheOldestFirst(t *testing.T) {
 		page := testkit.Answered(t, http.StatusOK, resp, err).JSON200
 		assert.Equal(t, 10, len(page.Data), "the newest 10 are kept")
 		assert.Equal(t, int64(141), *page.Dropped)
+		var entries, bytes, rowEntries, rowBytes int64
+		require.NoError(t, bounded.st.DB(stack.Sandbox).QueryRow(`SELECT journal_entries, journal_bytes,
+			(SELECT SUM(entries) FROM journal_batches WHERE sandbox_id = sandboxes.id),
+			(SELECT SUM(LENGTH(data)) FROM journal_batches WHERE sandbox_id = sandboxes.id) FROM sandboxes WHERE id = `+placeholder(), b.Id).
+			Scan(&entries, &bytes, &rowEntries, &rowBytes))
+		assert.Equal(t, [2]int64{rowEntries, rowBytes}, [2]int64{entries, bytes}, "the totals are what the rows hold")
 	})
 }
 
