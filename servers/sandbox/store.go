@@ -117,8 +117,11 @@ FROM (SELECT sandbox_id, SUM(entries) AS n, SUM(bytes) AS b FROM gone GROUP BY s
 WHERE sandboxes.id = dropped.sandbox_id`
 
 // overBudgetSQL counts the sandboxes it lists whose journal is past the
-// budget. Parameters: the sandboxes, the budget (entries, bytes).
-const overBudgetSQL = `SELECT COUNT(*) FROM sandboxes WHERE id IN (%s) AND (journal_entries > ? OR journal_bytes > ?)`
+// budget and has rows left to drop (so that trimming again, which drops at
+// least the oldest row of each, ends). Parameters: the sandboxes, the
+// budget (entries, bytes).
+const overBudgetSQL = `SELECT COUNT(*) FROM sandboxes s WHERE s.id IN (%s) AND (s.journal_entries > ? OR s.journal_bytes > ?)
+    AND EXISTS (SELECT 1 FROM journal_batches b WHERE b.sandbox_id = s.id)`
 
 const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, named, created_at, last_used_at`
 
