@@ -46,6 +46,8 @@ type envOptions struct {
 	sweep time.Duration
 	// pamRateLimit replaces PAM's requests per hour (benchmarks).
 	pamRateLimit int
+	// faxRateLimit replaces the fax API's requests per minute (benchmarks).
+	faxRateLimit int
 	// maxSandboxes and createsPerMinute bound the creates (0: the
 	// defaults, and creates unthrottled: the tests create many at once).
 	maxSandboxes, createsPerMinute int
@@ -70,7 +72,7 @@ func start(t testing.TB, opts envOptions) *env {
 		SandboxSweepInterval: opts.sweep, MaxSandboxes: opts.maxSandboxes, SandboxCreatesPerMinute: opts.createsPerMinute,
 		SandboxJournalBudget: opts.journal,
 		Settings: stack.Settings{
-			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval},
+			Fax: faxserver.Settings{StepInterval: faxserver.DefaultStepInterval, RateLimit: opts.faxRateLimit},
 			PAM: pamserver.Settings{RateLimit: opts.pamRateLimit},
 		},
 	}

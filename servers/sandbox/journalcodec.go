@@ -46,12 +46,18 @@ var (
 )
 
 // entryEncoder encodes the journal writer's rows. Its buffers are kept
-// from one row to the next (a row's encoding is tens or hundreds of KiB),
-// so one encoder serves one goroutine: the writer's.
+// from one commit to the next (a row's encoding is tens or hundreds of
+// KiB), so one encoder serves one goroutine: the writer's. The rows of one
+// commit are stored together, so each row stays valid until reset.
 type entryEncoder struct {
-	raw, row []byte
-	names    []string
+	raw   []byte
+	rows  []byte
+	names []string
 }
+
+// reset starts a commit: the rows encode returned before are no longer
+// valid.
+func (c *entryEncoder) reset() { c.rows = keep(c.rows)[:0] }
 
 // maxKeptBuffer is the largest buffer an entryEncoder keeps for the next
 // row (a rare huge row's is left to the garbage collector).
@@ -59,7 +65,7 @@ const maxKeptBuffer = 8 << 20
 
 // encode encodes entries together, their secrets redacted (Record gets
 // them as they were sent: apiserver.JournalEntry), and compresses them.
-// The row it returns is valid until the next call.
+// The row it returns is valid until the next reset.
 func (c *entryEncoder) encode(entries []apiserver.JournalEntry) []byte {
 	buf := binary.AppendUvarint(c.raw[:0], uint64(len(entries)))
 	names := c.names
@@ -90,9 +96,12 @@ func (c *entryEncoder) encode(entries []apiserver.JournalEntry) []byte {
 			buf = appendString(buf, v.Message)
 		}
 	}
-	row := zEncoder.EncodeAll(buf, append(c.row[:0], codecVersion))
-	c.raw, c.row, c.names = keep(buf), keep(row), names
-	return row
+	// The row goes after the rows encoded since reset; when rows grows,
+	// their slices keep the array they were made in.
+	start := len(c.rows)
+	c.rows = zEncoder.EncodeAll(buf, append(c.rows, codecVersion))
+	c.raw, c.names = keep(buf), names
+	return c.rows[start:len(c.rows):len(c.rows)]
 }
 
 // keep is buf to reuse, unless it grew past maxKeptBuffer.

@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/sandbox"
@@ -136,6 +139,86 @@ func TestSandboxes_AJournalKeepsItsBudgetDroppingTheOldestFirst(t *testing.T) {
 		assert.Equal(t, int64(40), *page.Dropped+int64(len(page.Data)), "kept and dropped are every request")
 		assert.Len(t, journal(t, other, nil), 3, "another sandbox's journal is its own")
 	})
+	t.Run("many sandboxes a commit", func(t *testing.T) {
+		// The writer commits the rows of every sandbox that sent
+		// something together, and keeps each sandbox's journal within the
+		// budget on its own.
+		e := start(t, envOptions{journal: sandbox.JournalBudget{Entries: 4}})
+		boxes := make([]*box, 5)
+		for i := range boxes {
+			boxes[i] = e.create(t, frozenClock)
+		}
+		for range 7 {
+			for _, b := range boxes {
+				fillJournal(t, b, 1)
+			}
+			e.st.Sandboxes.Journal().Flush(ctx)
+		}
+		fillJournal(t, boxes[0], 2)
+		e.st.Sandboxes.Journal().Flush(ctx)
+		for i, b := range boxes {
+			resp, err := b.api.ListSandboxRequestsWithResponse(ctx, b.Id, &sandboxapi.ListSandboxRequestsParams{Limit: ptr(1000)})
+			page := testkit.Answered(t, http.StatusOK, resp, err).JSON200
+			sent := int64(7)
+			if i == 0 {
+				sent = 9
+			}
+			assert.Len(t, page.Data, 4, "sandbox %d keeps its newest 4", i)
+			require.NotNil(t, page.Dropped)
+			assert.Equal(t, sent-4, *page.Dropped, "sandbox %d: the oldest were dropped", i)
+		}
+	})
+	t.Run("lowered", func(t *testing.T) {
+		// A journal far past a budget (here: one a replica without a budget
+		// filled) is back within it after the next commit of a writer that
+		// keeps the budget, however many rows that drops.
+		openDB := reopenable(stacktest.OpenDB(t))
+		if testdb.Current() == testdb.Postgres {
+			openDB = sharedOpenDB(t)
+		}
+		shared := &replicaOf{openDB: openDB, adminToken: "admin-token", creatorToken: "creator-token", masterKey: fixedKey}
+		unbounded := start(t, envOptions{replica: shared})
+		b := unbounded.create(t, frozenClock)
+		for range 150 {
+			fillJournal(t, b, 1)
+			unbounded.st.Sandboxes.Journal().Flush(ctx)
+		}
+		bounded := start(t, envOptions{replica: shared, journal: sandbox.JournalBudget{Entries: 10}})
+		through := *b.CreatedSandbox // its fax requests, through the bounded replica
+		through.Credentials.Fax.BaseUrl = bounded.urls[stack.Fax]
+		fillJournal(t, &box{CreatedSandbox: &through}, 1)
+		bounded.st.Sandboxes.Journal().Flush(ctx)
+		resp, err := b.api.ListSandboxRequestsWithResponse(ctx, b.Id, &sandboxapi.ListSandboxRequestsParams{Limit: ptr(1000)})
+		page := testkit.Answered(t, http.StatusOK, resp, err).JSON200
+		assert.Equal(t, 10, len(page.Data), "the newest 10 are kept")
+		assert.Equal(t, int64(141), *page.Dropped)
+		var entries, bytes, rowEntries, rowBytes int64
+		require.NoError(t, bounded.st.DB(stack.Sandbox).QueryRow(`SELECT journal_entries, journal_bytes,
+			(SELECT SUM(entries) FROM journal_batches WHERE sandbox_id = sandboxes.id),
+			(SELECT SUM(LENGTH(data)) FROM journal_batches WHERE sandbox_id = sandboxes.id) FROM sandboxes WHERE id = `+placeholder(), b.Id).
+			Scan(&entries, &bytes, &rowEntries, &rowBytes))
+		assert.Equal(t, [2]int64{rowEntries, rowBytes}, [2]int64{entries, bytes}, "the totals are what the rows hold")
+	})
+}
+
+// reopenable opens each database once with open and hands it to every
+// stack that opens it again: on SQLite, stacks in one process sharing
+// their databases.
+func reopenable(open stack.OpenDBFunc) stack.OpenDBFunc {
+	var mu sync.Mutex
+	dbs := map[string]*sql.DB{}
+	return func(ctx context.Context, m stack.Migrations) (*sql.DB, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if db, ok := dbs[m.Schema]; ok {
+			return db, nil
+		}
+		db, err := open(ctx, m)
+		if err == nil {
+			dbs[m.Schema] = db
+		}
+		return db, err
+	}
 }
 
 // placeholder is the first query parameter in the run's dialect.

@@ -15,6 +15,7 @@ import (
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/migrationset"
+	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 )
 
@@ -78,14 +79,49 @@ type JournalBudget struct {
 	Bytes int64
 }
 
-// trimSQL deletes, of one sandbox's journal rows, the oldest ones past the
-// budget: a row goes when it and the rows newer than it hold more entries,
-// or more bytes, than the budget. Parameters: sandbox, sandbox, entries,
-// bytes.
-const trimSQL = `SELECT id, entries FROM (
-    SELECT id, entries, SUM(entries) OVER (ORDER BY id DESC) AS kept_entries, SUM(LENGTH(data)) OVER (ORDER BY id DESC) AS kept_bytes
-    FROM journal_batches WHERE sandbox_id = ?) AS newest_first
-WHERE kept_entries > ? OR kept_bytes > ?`
+// trimSQL finds, on PostgreSQL, the rows past the budget of the sandboxes
+// it lists (its placeholder %s) among their oldest trimBatch rows: a row
+// goes when it and the rows newer than it hold more entries, or more
+// bytes, than the budget. A sandbox's totals (journal_entries,
+// journal_bytes) say what all its rows hold, so only its oldest rows are
+// read, and only those of the sandboxes past the budget. Parameters: the
+// sandboxes, the budget (entries, bytes) twice. (On SQLite, trimJournal
+// does the same in steps.)
+const trimSQL = `SELECT j.id, j.sandbox_id, j.entries, j.bytes FROM (
+    SELECT b.id, s.id AS sandbox_id, b.entries, b.bytes,
+        s.journal_entries - SUM(b.entries) OVER w + b.entries AS kept_entries,
+        s.journal_bytes - SUM(b.bytes) OVER w + b.bytes AS kept_bytes
+    FROM sandboxes s CROSS JOIN LATERAL (
+        SELECT id, entries, LENGTH(data) AS bytes FROM journal_batches WHERE sandbox_id = s.id ORDER BY id LIMIT ` + trimBatchText + `) AS b
+    WHERE s.id IN (%s) AND (s.journal_entries > ? OR s.journal_bytes > ?)
+    WINDOW w AS (PARTITION BY s.id ORDER BY b.id)) AS j
+WHERE j.kept_entries > ? OR j.kept_bytes > ?`
+
+// trimBatch is how many of a sandbox's oldest rows one trimSQL reads: a
+// commit drops a row or two of a full journal; a journal more rows past
+// its budget than that (the budget was just lowered) takes a trimSQL per
+// trimBatch rows.
+const (
+	trimBatch     = 64
+	trimBatchText = "64"
+)
+
+// trimAndCountSQL is trimSQL as one PostgreSQL statement that also deletes
+// the rows it finds and counts them in their sandboxes' totals and
+// journal_dropped (SQLite has no DELETE in a WITH). Same parameters.
+const trimAndCountSQL = `WITH past AS (` + trimSQL + `),
+gone AS (DELETE FROM journal_batches WHERE id IN (SELECT id FROM past) RETURNING sandbox_id, entries, LENGTH(data) AS bytes)
+UPDATE sandboxes SET journal_dropped = journal_dropped + dropped.n,
+    journal_entries = journal_entries - dropped.n, journal_bytes = journal_bytes - dropped.b
+FROM (SELECT sandbox_id, SUM(entries) AS n, SUM(bytes) AS b FROM gone GROUP BY sandbox_id) AS dropped
+WHERE sandboxes.id = dropped.sandbox_id`
+
+// overBudgetSQL counts the sandboxes it lists whose journal is past the
+// budget and has rows left to drop (so that trimming again, which drops at
+// least the oldest row of each, ends). Parameters: the sandboxes, the
+// budget (entries, bytes).
+const overBudgetSQL = `SELECT COUNT(*) FROM sandboxes s WHERE s.id IN (%s) AND (s.journal_entries > ? OR s.journal_bytes > ?)
+    AND EXISTS (SELECT 1 FROM journal_batches b WHERE b.sandbox_id = s.id)`
 
 const recordColumns = `id, token_hash, clock, ttl_micros, state, credentials, named, created_at, last_used_at`
 
@@ -211,7 +247,7 @@ func (s *store) remove(ctx context.Context, id string) error {
 func (s *store) clearJournal(ctx context.Context, id string, now time.Time) error {
 	return s.dropJournal(ctx, id, func(tx *sqldb.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ?, clock_base = ?, clock_ref = ?, clock_due = NULL, clock_lease = 0, named = '',
-		journal_dropped = 0 WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
+		journal_dropped = 0, journal_entries = 0, journal_bytes = 0 WHERE id = ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), id); err != nil {
 			return fmt.Errorf("touch sandbox: %w", err)
 		}
 		return nil
@@ -270,12 +306,75 @@ func groupBySandbox(entries []apiserver.JournalEntry) []journalGroup {
 }
 
 // appendJournal stores each group as one row, encoded by enc, in one
-// transaction, and records the use of the sandboxes of the groups to touch;
-// at is the time of use. The foreign key refuses a group whose sandbox is
-// gone (and with it the transaction). The commit is quiet (sqldb.Tx.Quiet):
-// no replica caches the journal, and the writer commits many times a
-// second, so other replicas are not told of it.
+// transaction, adds the rows to their sandboxes' totals, drops the oldest
+// rows of the sandboxes past the budget, and records the use of the
+// sandboxes of the groups to touch; at is the time of use. The foreign key
+// refuses a group whose sandbox is gone (and with it the transaction). The
+// commit is quiet (sqldb.Tx.Quiet): no replica caches the journal, and the
+// writer commits many times a second, so other replicas are not told of it.
+//
+// Its statements do not grow in number with the groups (one insert, one
+// update of the totals, one touch, one search of the rows past the
+// budget): with many sandboxes busy at once a commit holds a row for each,
+// and a statement per row cost PostgreSQL a round trip each
+// (BenchmarkJournalCostManySandboxes). On PostgreSQL they go in one round
+// trip (sqldb.DB.QuietPipeline).
 func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []journalGroup, at time.Time) error {
+	enc.reset()
+	insert := sqldb.Statement{SQL: `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES ` +
+		repeatJoined("(?, ?, ?, ?)", len(groups)), Args: make([]any, 0, 4*len(groups))}
+	var entriesCase, bytesCase strings.Builder
+	var entriesArgs, bytesArgs []any
+	ids := make([]any, 0, len(groups))
+	var touched []any
+	for _, g := range groups {
+		last := g.entries[0].Time
+		for _, e := range g.entries[1:] {
+			if e.Time.After(last) {
+				last = e.Time
+			}
+		}
+		row := enc.encode(g.entries)
+		insert.Args = append(insert.Args, g.sandbox, len(g.entries), sqldb.Micros(last), row)
+		ids = append(ids, g.sandbox)
+		entriesCase.WriteString(" WHEN ? THEN ?")
+		bytesCase.WriteString(" WHEN ? THEN ?")
+		entriesArgs = append(entriesArgs, g.sandbox, int64(len(g.entries)))
+		bytesArgs = append(bytesArgs, g.sandbox, int64(len(row)))
+		if g.touch {
+			touched = append(touched, g.sandbox)
+		}
+	}
+	in := repeatJoined("?", len(ids))
+	stmts := []sqldb.Statement{insert, {
+		SQL: `UPDATE sandboxes SET journal_entries = journal_entries + CASE id` + entriesCase.String() + ` ELSE 0 END,
+			journal_bytes = journal_bytes + CASE id` + bytesCase.String() + ` ELSE 0 END WHERE id IN (` + in + `)`,
+		Args: slices.Concat(entriesArgs, bytesArgs, ids)}}
+	if len(touched) > 0 {
+		stmts = append(stmts, sqldb.Statement{
+			SQL:  `UPDATE sandboxes SET last_used_at = ? WHERE last_used_at < ? AND id IN (` + repeatJoined("?", len(touched)) + `)`,
+			Args: append([]any{sqldb.Micros(at), sqldb.Micros(at)}, touched...)})
+	}
+	entries, bytes, trim := s.budgetBounds()
+	if s.db.Dialect() == sqldb.Postgres {
+		if !trim {
+			return s.quietPipeline(ctx, stmts)
+		}
+		trimAll := sqldb.Statement{SQL: fmt.Sprintf(trimAndCountSQL, in), Args: slices.Concat(ids, []any{entries, bytes, entries, bytes})}
+		var over int64
+		count := sqldb.Statement{SQL: fmt.Sprintf(overBudgetSQL, in), Args: slices.Concat(ids, []any{entries, bytes}), Scan: []any{&over}}
+		if err := s.quietPipeline(ctx, append(stmts, trimAll, count)); err != nil {
+			return err
+		}
+		// A journal more than trimBatch rows past the budget: on with the
+		// rest, trimBatch rows a round trip.
+		for over > 0 {
+			if err := s.quietPipeline(ctx, []sqldb.Statement{trimAll, count}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -284,26 +383,20 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 	if err := tx.Quiet(ctx); err != nil {
 		return err
 	}
-	for _, g := range groups {
-		last := g.entries[0].Time
-		for _, e := range g.entries[1:] {
-			if e.Time.After(last) {
-				last = e.Time
+	for _, st := range stmts {
+		if _, err := tx.ExecContext(ctx, st.SQL, st.Args...); err != nil {
+			return fmt.Errorf("append journal entries: %w", err)
+		}
+	}
+	if trim {
+		for {
+			n, err := s.trimJournal(ctx, tx, ids, in, entries, bytes)
+			if err != nil {
+				return err
 			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES (?, ?, ?, ?)`,
-			g.sandbox, len(g.entries), sqldb.Micros(last), enc.encode(g.entries)); err != nil {
-			return fmt.Errorf("insert journal entries: %w", err)
-		}
-		if err := s.trimJournal(ctx, tx, g.sandbox); err != nil {
-			return err
-		}
-		if !g.touch {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
-			sqldb.Micros(at), g.sandbox, sqldb.Micros(at)); err != nil {
-			return fmt.Errorf("touch sandbox: %w", err)
+			if n < trimBatch {
+				break
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -312,47 +405,83 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 	return nil
 }
 
-// trimJournal drops the oldest journal rows of sandbox past the budget and
-// counts their entries in journal_dropped.
-func (s *store) trimJournal(ctx context.Context, tx *sqldb.Tx, sandbox string) error {
-	if s.budget.Entries <= 0 && s.budget.Bytes <= 0 {
-		return nil
+// quietPipeline runs stmts on PostgreSQL in one round trip, as one quiet
+// transaction (as Tx.Quiet makes one).
+func (s *store) quietPipeline(ctx context.Context, stmts []sqldb.Statement) error {
+	quiet := sqldb.Statement{SQL: `SELECT set_config('` + pgdb.QuietParam + `', 'on', true)`}
+	if err := s.db.QuietPipeline(ctx, append([]sqldb.Statement{quiet}, stmts...)...); err != nil {
+		return fmt.Errorf("append journal entries: %w", err)
 	}
-	entries, bytes := int64(s.budget.Entries), s.budget.Bytes
+	return nil
+}
+
+// budgetBounds is the budget as trimSQL's bounds (no bound: the largest
+// number); trim is false when there is no budget at all.
+func (s *store) budgetBounds() (entries, bytes int64, trim bool) {
+	if s.budget.Entries <= 0 && s.budget.Bytes <= 0 {
+		return 0, 0, false
+	}
+	entries, bytes = int64(s.budget.Entries), s.budget.Bytes
 	if entries <= 0 {
 		entries = math.MaxInt64
 	}
 	if bytes <= 0 {
 		bytes = math.MaxInt64
 	}
-	rows, err := tx.QueryContext(ctx, trimSQL, sandbox, entries, bytes)
+	return entries, bytes, true
+}
+
+// repeatJoined is n times s, joined by commas.
+func repeatJoined(s string, n int) string {
+	return strings.Repeat(s+", ", n-1) + s
+}
+
+// trimJournal drops, on SQLite, the rows past the budget among the oldest
+// trimBatch of each of the sandboxes ids (in: their placeholders) past it
+// (as trimSQL finds them), counts them in their sandboxes' totals and
+// journal_dropped, and returns how many rows it dropped of the sandbox it
+// dropped the most of.
+func (s *store) trimJournal(ctx context.Context, tx *sqldb.Tx, ids []any, in string, entries, bytes int64) (int, error) {
+	type total struct {
+		id             string
+		entries, bytes int64
+	}
+	over, err := apistore.Collect(ctx, tx, func(rows *sql.Rows, t *total) error { return rows.Scan(&t.id, &t.entries, &t.bytes) },
+		`SELECT id, journal_entries, journal_bytes FROM sandboxes WHERE id IN (`+in+`) AND (journal_entries > ? OR journal_bytes > ?)`,
+		slices.Concat(ids, []any{entries, bytes})...)
 	if err != nil {
-		return fmt.Errorf("find journal entries past the budget: %w", err)
+		return 0, fmt.Errorf("find journals past the budget: %w", err)
 	}
-	var ids []int64
-	var dropped int64
-	for rows.Next() {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			_ = rows.Close()
-			return fmt.Errorf("find journal entries past the budget: %w", err)
+	most := 0
+	for _, t := range over {
+		type row struct{ id, entries, bytes int64 }
+		oldest, err := apistore.Collect(ctx, tx, func(rows *sql.Rows, r *row) error { return rows.Scan(&r.id, &r.entries, &r.bytes) },
+			`SELECT id, entries, LENGTH(data) FROM journal_batches WHERE sandbox_id = ? ORDER BY id LIMIT `+trimBatchText, t.id)
+		if err != nil {
+			return 0, fmt.Errorf("find journal entries past the budget: %w", err)
 		}
-		ids, dropped = append(ids, id), dropped+n
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return fmt.Errorf("find journal entries past the budget: %w", err)
-	}
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE id = ?`, id); err != nil {
-			return fmt.Errorf("drop journal entries past the budget: %w", err)
+		var past []any
+		var n, size int64
+		// A row goes while it and the rows newer than it are past the budget.
+		for _, r := range oldest {
+			if t.entries-n <= entries && t.bytes-size <= bytes {
+				break
+			}
+			past, n, size = append(past, r.id), n+r.entries, size+r.bytes
 		}
-	}
-	if dropped > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET journal_dropped = journal_dropped + ? WHERE id = ?`, dropped, sandbox); err != nil {
-			return fmt.Errorf("count dropped journal entries: %w", err)
+		if len(past) == 0 {
+			continue
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_batches WHERE id IN (`+repeatJoined("?", len(past))+`)`, past...); err != nil {
+			return 0, fmt.Errorf("drop journal entries past the budget: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE sandboxes SET journal_dropped = journal_dropped + ?,
+			journal_entries = journal_entries - ?, journal_bytes = journal_bytes - ? WHERE id = ?`, n, n, size, t.id); err != nil {
+			return 0, fmt.Errorf("count dropped journal entries: %w", err)
+		}
+		most = max(most, len(past))
 	}
-	return nil
+	return most, nil
 }
 
 // journalDropped is how many of sandbox id's journal entries were dropped
