@@ -116,6 +116,7 @@ var limitsOff = []string{
 	"--pam-rate-limit", "1000000000",
 	"--restaurant-rate-per-second", "1000000000",
 	"--restaurant-rate-limit", "1000000000",
+	"--fax-rate-limit", "1000000000",
 }
 
 // startAPIStack starts bin on a fresh data directory with every API on a free
