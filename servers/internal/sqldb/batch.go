@@ -83,6 +83,18 @@ func (d *DB) commitBatch(ctx context.Context, batch []*batchedWrite) []error {
 	}
 	tx := &Tx{tx: raw, db: d, batch: true}
 	defer func() { _ = raw.Rollback() }()
+	if len(batch) == 1 {
+		// A write alone needs no savepoint: its failure rolls the whole
+		// transaction back.
+		if errs[0] = runWrite(tx, batch[0]); errs[0] != nil {
+			return errs
+		}
+		if err := raw.Commit(); err != nil {
+			return fail(fmt.Errorf("commit: %w", err))
+		}
+		d.committed()
+		return errs
+	}
 	committed := 0
 	for i, w := range batch {
 		if _, err := tx.ExecContext(ctx, `SAVEPOINT `+batchSavepoint); err != nil {
