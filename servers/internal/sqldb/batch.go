@@ -24,9 +24,9 @@ import (
 // one after the other, each seeing the ones before it, as they would have
 // one transaction after the other. A batch that fails as a whole (its
 // commit refused, or SQLite rolling back the whole transaction on an error
-// such as an interrupted statement) commits none of its writes; InTx runs
-// each of them again alone, the others (ExecContext, InTxOnce) report the
-// error.
+// such as a statement interrupted by its caller's context) commits none of
+// its writes; ExecContext and InTx run each of theirs again alone, InTxOnce
+// reports the error.
 
 // batchedWrite is one write waiting in a batch: fn runs it in the batch's
 // transaction.
@@ -149,8 +149,12 @@ func (d *DB) execBatched(ctx context.Context, query string, args []any) (sql.Res
 		res, err = readResult(res)
 		return err
 	})
+	if _, failed := errors.AsType[*batchFailure](err); failed {
+		// Not this statement's doing, and nothing committed: alone.
+		return d.execAlone(ctx, query, args)
+	}
 	if err != nil {
-		return nil, unwrapBatch(err)
+		return nil, err
 	}
 	return res, nil
 }

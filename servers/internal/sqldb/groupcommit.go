@@ -22,7 +22,8 @@ type GroupCommit[T any] struct {
 	Commit func(ctx context.Context, batch []T) []error
 	// Max bounds a batch (0: 64).
 	Max int
-	// Timeout bounds a batch's Commit (0: 10 s).
+	// Timeout bounds a batch's Commit (0: 10 s; below 0: no bound, for a
+	// Commit whose members bound their own work).
 	Timeout time.Duration
 	// Gather, when above 0, lets the writes on their way join a batch
 	// before it starts: the batch yields the processor (runtime.Gosched)
@@ -127,11 +128,15 @@ func (g *GroupCommit[T]) commit(batch []*groupMember[T]) {
 		return
 	}
 	timeout := g.Timeout
-	if timeout <= 0 {
+	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), timeout)
-	defer cancel()
+	ctx := context.WithoutCancel(live[0].ctx)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	errs := g.Commit(ctx, items)
 	for i, m := range live {
 		if i < len(errs) {

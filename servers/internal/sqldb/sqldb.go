@@ -221,7 +221,12 @@ func New(db *sql.DB, opts Options) *DB {
 	}
 	if opts.SerializeWrites && d.dialect == SQLite {
 		d.writer = &sync.Mutex{}
-		d.group = &GroupCommit[*batchedWrite]{Commit: d.commitBatch, Gather: 16}
+		// No time bound on a batch: its transaction runs its writes one
+		// after the other, each under its caller's context, however long
+		// the batch; a bound would end the transaction under writes that
+		// did nothing wrong (database/sql rolls a transaction back when
+		// its context ends).
+		d.group = &GroupCommit[*batchedWrite]{Commit: d.commitBatch, Gather: 16, Timeout: -1}
 	}
 	if d.dialect == Postgres {
 		d.watch()
@@ -442,12 +447,18 @@ func execOn(ctx context.Context, st *sql.Stmt, err error, r runner, query string
 
 // ExecContext runs a statement that returns no rows.
 func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if d.batched() {
+		return d.execBatched(ctx, query, args)
+	}
+	return d.execAlone(ctx, query, args)
+}
+
+// execAlone runs a statement that returns no rows in a transaction of its
+// own (autocommit).
+func (d *DB) execAlone(ctx context.Context, query string, args []any) (sql.Result, error) {
 	st, err := d.stmt(ctx, query)
 	if err != nil {
 		return nil, err
-	}
-	if d.batched() {
-		return d.execBatched(ctx, query, args)
 	}
 	if d.writer != nil {
 		d.writer.Lock()
