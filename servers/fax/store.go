@@ -481,28 +481,23 @@ func insertEventsSQL(n int) string {
 // insertFax creates f, its document when doc is not nil, and queues its
 // events, in one transaction.
 func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []outboxEvent) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("insert fax: %w", err)
-	}
-	defer tx.Rollback()
-	if doc != nil && f.MediaID != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
-			*f.MediaID, f.AccountID, doc, sqldb.Micros(f.CreatedAt)); err != nil {
-			return fmt.Errorf("insert media: %w", err)
+	// InTx: on SQLite the sends arriving together commit together.
+	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		if doc != nil && f.MediaID != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
+				*f.MediaID, f.AccountID, doc, sqldb.Micros(f.CreatedAt)); err != nil {
+				return fmt.Errorf("insert media: %w", err)
+			}
 		}
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		f.ID, f.AccountID, f.ConnectionID, f.Direction, f.From, f.To, f.MediaURL, f.Quality, f.Status,
-		f.StoreMedia, f.MediaID, f.PageCount, f.FailureReason, f.PartialContent, f.CallDurationSecs, f.WebhookURL,
-		f.WebhookFailoverURL, f.Outcome, f.StepsLeft, sqldb.NullMicros(f.NextStepAt), sqldb.Micros(f.CreatedAt), sqldb.Micros(f.UpdatedAt), sqldb.NullMicros(f.DeletedAt))
-	if err != nil {
-		return fmt.Errorf("insert fax: %w", err)
-	}
-	if err := insertEvents(ctx, tx, events); err != nil {
-		return err
-	}
-	return tx.Commit()
+		_, err := tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			f.ID, f.AccountID, f.ConnectionID, f.Direction, f.From, f.To, f.MediaURL, f.Quality, f.Status,
+			f.StoreMedia, f.MediaID, f.PageCount, f.FailureReason, f.PartialContent, f.CallDurationSecs, f.WebhookURL,
+			f.WebhookFailoverURL, f.Outcome, f.StepsLeft, sqldb.NullMicros(f.NextStepAt), sqldb.Micros(f.CreatedAt), sqldb.Micros(f.UpdatedAt), sqldb.NullMicros(f.DeletedAt))
+		if err != nil {
+			return fmt.Errorf("insert fax: %w", err)
+		}
+		return insertEvents(ctx, tx, events)
+	})
 }
 
 // faxGuard is the state a change of a fax was computed from: the change is

@@ -87,6 +87,11 @@ type Server struct {
 	// committed write.
 	rendered *cache.Cache[renderedPage]
 	roles    *cache.Cache[[]string]
+	// exchangeKeys caches, by team name and key id, the team and key a
+	// token exchange reads (exchangeRecord), dropped like tokens: the key's
+	// secret hash, expiry and deletion, its user's status and the team's
+	// switch change only through writes that call store.revoked.
+	exchangeKeys *cache.Cache[exchangeRecord]
 	// offline is the operator's maintenance switch (SetOffline).
 	offline atomic.Bool
 	// offlineSwitch caches the stored switch on a shared database, where
@@ -120,6 +125,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		store:            st,
 		tokens:           cache.New[tokenRecord](authCacheSize, authCacheTTL),
 		roles:            cache.New[[]string](authCacheSize, authCacheTTL),
+		exchangeKeys:     cache.New[exchangeRecord](authCacheSize, authCacheTTL),
 		rendered:         apistore.PageCache[renderedPage](st.db, pageCacheSize, pageCacheTTL),
 		offlineSwitch:    cache.New[bool](1, pageCacheTTL),
 		clock:            cfg.Clock,
@@ -140,10 +146,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		sqldb.Dependency{Table: "users"}, sqldb.Dependency{Table: "teams"})
 	st.db.FollowTables(srv.roles,
 		sqldb.Dependency{Table: "team_groups"}, sqldb.Dependency{Table: "group_members", Inserts: true})
+	// The exchange's team and key pairs: only pairs that both exist are
+	// cached, so an insert changes none of them.
+	st.db.FollowTables(srv.exchangeKeys,
+		sqldb.Dependency{Table: "service_keys"}, sqldb.Dependency{Table: "users"}, sqldb.Dependency{Table: "teams"})
 	st.db.FollowTables(srv.offlineSwitch, sqldb.Dependency{Table: "settings", Inserts: true})
 	st.revoked = func() {
 		srv.tokens.Invalidate()
 		srv.roles.Invalidate()
+		srv.exchangeKeys.Invalidate()
 	}
 	offline, err := st.offline(ctx)
 	if err != nil {
@@ -196,12 +207,8 @@ func (s *Server) handlerWith(table *rights.Table) (http.Handler, error) {
 // it holds one of the team's keys. Each failure is counted against the
 // caller's address and the key id named (see exchangeLimits).
 func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServiceTokenRequestObject) (pamserver.IssueServiceTokenResponseObject, error) {
-	t, err := s.store.teamByName(ctx, req.TeamName)
-	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
-		return nil, err
-	}
-	k, err := s.store.keyByID(ctx, req.Body.KeyId)
-	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
+	t, k, err := s.exchangeKey(ctx, req.TeamName, req.Body.KeyId)
+	if err != nil {
 		return nil, err
 	}
 	// Compare even when the key is unknown, so every answer takes the same time.
@@ -247,6 +254,36 @@ func (s *Server) IssueServiceToken(ctx context.Context, req pamserver.IssueServi
 		Body:    pamapi.ServiceToken{BearerToken: token, ExpiresAt: expires.UTC(), TeamName: t.Name},
 		Headers: pamserver.IssueServiceToken200ResponseHeaders(rh),
 	}, nil
+}
+
+// exchangeRecord is what a token exchange reads of its team and key.
+type exchangeRecord struct {
+	team team
+	key  keyRecord
+}
+
+// exchangeKey returns the named team and the key of id keyID, each the
+// zero value when it does not exist: from the cache when both are there.
+// Only a pair that both exist is cached, so a team or key created later is
+// found at once.
+func (s *Server) exchangeKey(ctx context.Context, teamName, keyID string) (team, keyRecord, error) {
+	cacheKey := teamName + "\x00" + keyID
+	if rec, ok := s.exchangeKeys.Get(cacheKey); ok {
+		return rec.team, rec.key, nil
+	}
+	gen := s.exchangeKeys.Generation()
+	t, err := s.store.teamByName(ctx, teamName)
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
+		return team{}, keyRecord{}, err
+	}
+	k, err := s.store.keyByID(ctx, keyID)
+	if err != nil && !errors.Is(err, storeerr.ErrNotFound) {
+		return team{}, keyRecord{}, err
+	}
+	if t.ID != "" && k.ID != "" {
+		s.exchangeKeys.Put(gen, cacheKey, exchangeRecord{team: t, key: k})
+	}
+	return t, k, nil
 }
 
 // ListGroups lists the team's groups, one keyset page at a time.

@@ -61,6 +61,11 @@ type DB struct {
 	// transaction, and a whole transaction) on SQLite: see
 	// Options.SerializeWrites.
 	writer *sync.Mutex
+	// group, with writer, commits concurrent writes together (see
+	// batch.go).
+	group *GroupCommit[*batchedWrite]
+	// pending counts the writes in group, queued or committing.
+	pending atomic.Int64
 
 	mu    sync.RWMutex
 	stmts map[string]*sql.Stmt
@@ -256,7 +261,9 @@ type Options struct {
 	// transaction counts as a writer (the services' SQLite transactions take
 	// the write lock at BEGIN). It has no effect on PostgreSQL, where
 	// writers run in parallel, each taking the locks its invariant needs
-	// (see BeginTx).
+	// (see BeginTx). The writes made through ExecContext, InTx and
+	// InTxOnce that queue together are committed together, in one
+	// transaction (group commit; each keeps its own outcome): see batch.go.
 	SerializeWrites bool
 }
 
@@ -272,6 +279,12 @@ func New(db *sql.DB, opts Options) *DB {
 	}
 	if opts.SerializeWrites && d.dialect == SQLite {
 		d.writer = &sync.Mutex{}
+		// No time bound on a batch: its transaction runs its writes one
+		// after the other, each under its caller's context, however long
+		// the batch; a bound would end the transaction under writes that
+		// did nothing wrong (database/sql rolls a transaction back when
+		// its context ends).
+		d.group = &GroupCommit[*batchedWrite]{Commit: d.commitBatch, Gather: 16, Timeout: -1}
 	}
 	if d.dialect == Postgres {
 		d.watch()
@@ -492,6 +505,15 @@ func execOn(ctx context.Context, st *sql.Stmt, err error, r runner, query string
 
 // ExecContext runs a statement that returns no rows.
 func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if d.batched() {
+		return d.execBatched(ctx, query, args)
+	}
+	return d.execAlone(ctx, query, args)
+}
+
+// execAlone runs a statement that returns no rows in a transaction of its
+// own (autocommit).
+func (d *DB) execAlone(ctx context.Context, query string, args []any) (sql.Result, error) {
 	st, err := d.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -540,7 +562,17 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // inserted first) is run again, up to maxAttempts times in all, so that fn
 // decides again on what is committed now; fn must have no effect outside
 // the transaction. fn's own errors end it at once (after a rollback).
+//
+// On SQLite with SerializeWrites, fn runs in a batch with the concurrent
+// writes (group commit); a batch that fails as a whole runs fn again alone.
 func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if d.batched() {
+		err := d.inBatch(ctx, fn)
+		if _, failed := errors.AsType[*batchFailure](err); !failed {
+			return err
+		}
+		return d.inTxAlone(ctx, fn)
+	}
 	return d.retry(ctx, func() error { return d.InTxOnce(ctx, fn) })
 }
 
@@ -566,8 +598,18 @@ const maxAttempts = 8
 
 // InTxOnce runs fn in a transaction and commits it, with no second
 // attempt: for work with effects outside the transaction, or whose caller
-// acts once it has committed. fn's errors end it (after a rollback).
+// acts once it has committed. fn's errors end it (after a rollback). On
+// SQLite with SerializeWrites, fn runs in a batch with the concurrent writes
+// (group commit), and a failure of the batch as a whole is its error.
 func (d *DB) InTxOnce(ctx context.Context, fn func(tx *Tx) error) error {
+	if d.batched() {
+		return unwrapBatch(d.inBatch(ctx, fn))
+	}
+	return d.inTxAlone(ctx, fn)
+}
+
+// inTxAlone runs fn in a transaction of its own and commits it.
+func (d *DB) inTxAlone(ctx context.Context, fn func(tx *Tx) error) error {
 	tx, err := d.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -713,10 +755,16 @@ type Tx struct {
 	tx   *sql.Tx
 	db   *DB
 	done sync.Once
+	// batch is set on the transaction of a group commit, which the batch
+	// ends, not the writes run in it.
+	batch bool
 }
 
 // Commit commits the transaction.
 func (t *Tx) Commit() error {
+	if t.batch {
+		return errBatchedTx
+	}
 	defer t.release()
 	if err := t.tx.Commit(); err != nil {
 		return err
@@ -728,6 +776,9 @@ func (t *Tx) Commit() error {
 // Rollback aborts the transaction; after Commit it is a no-op returning
 // sql.ErrTxDone.
 func (t *Tx) Rollback() error {
+	if t.batch {
+		return errBatchedTx
+	}
 	defer t.release()
 	return t.tx.Rollback()
 }

@@ -1,0 +1,197 @@
+package sqldb_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/sqldb"
+	"github.com/apistack/apistack/servers/internal/sqlitedb"
+)
+
+// holdWriter starts a transaction that holds the SQLite writer until the
+// returned func is called, so that the writes started meanwhile queue and
+// commit in one batch.
+func holdWriter(t *testing.T, db *sqldb.DB) (release func()) {
+	t.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	require.NoError(t, err)
+	return func() { require.NoError(t, tx.Rollback()) }
+}
+
+// Concurrent writes queued behind the writer commit together, yet each gets
+// its own outcome: a refused insert (a duplicate key) and a transaction
+// whose function fails are undone alone, and every other write is
+// committed.
+func TestGroupCommit_EachWriteOfABatchKeepsItsOwnOutcome(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('taken', 0)`)
+	require.NoError(t, err)
+	var commits atomic.Int32
+	db.OnCommit(func() { commits.Add(1) })
+
+	release := holdWriter(t, db)
+	const n = 12
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			switch i % 3 {
+			case 0: // a plain insert
+				_, errs[i] = db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint("k", i), i)
+			case 1: // a duplicate key: refused alone
+				_, errs[i] = db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('taken', ?)`, i)
+			case 2: // a transaction that writes, then fails: none of it stays
+				errs[i] = db.InTx(ctx, func(tx *sqldb.Tx) error {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint("k", i), i); err != nil {
+						return err
+					}
+					return errors.New("changed my mind")
+				})
+			}
+		})
+	}
+	// Every write is on its way before the writer is let go.
+	require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == n }, 10*time.Second, time.Millisecond)
+	release()
+	wg.Wait()
+
+	for i, err := range errs {
+		switch i % 3 {
+		case 0:
+			assert.NoError(t, err, "write %d", i)
+		case 1:
+			assert.ErrorContains(t, err, "UNIQUE", "write %d", i)
+		case 2:
+			assert.EqualError(t, err, "changed my mind", "write %d", i)
+		}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT k, v FROM kv ORDER BY v`)
+	require.NoError(t, err)
+	defer rows.Close()
+	got := map[string]int{}
+	for rows.Next() {
+		var k string
+		var v int
+		require.NoError(t, rows.Scan(&k, &v))
+		got[k] = v
+	}
+	require.NoError(t, rows.Err())
+	want := map[string]int{"taken": 0}
+	for i := 0; i < n; i += 3 {
+		want[fmt.Sprint("k", i)] = i
+	}
+	assert.Equal(t, want, got, "the plain inserts, and nothing of the refused writes")
+	assert.GreaterOrEqual(t, commits.Load(), int32(1))
+	assert.Less(t, commits.Load(), int32(n/3), "the queued writes committed in fewer commits than the writes that succeeded")
+}
+
+// A write returns only once it is committed: what it wrote is read back
+// from a new handle on the file the moment it returns.
+func TestGroupCommit_AWriteIsCommittedWhenItReturns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	migrations := fstest.MapFS{
+		"00001_init.sql": {Data: []byte("-- +goose Up\nCREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL);\n")},
+	}
+	ctx := context.Background()
+	raw, err := sqlitedb.Open(ctx, path, migrations)
+	require.NoError(t, err)
+	db := sqldb.New(raw, sqldb.Options{SerializeWrites: true})
+	defer db.Close()
+	other, err := sqlitedb.Open(ctx, path, migrations)
+	require.NoError(t, err)
+	defer other.Close()
+
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			err := db.InTx(ctx, func(tx *sqldb.Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint("k", i), i)
+				return err
+			})
+			if !assert.NoError(t, err) {
+				return
+			}
+			var v int
+			assert.NoError(t, other.QueryRowContext(ctx, `SELECT v FROM kv WHERE k = ?`, fmt.Sprint("k", i)).Scan(&v))
+			assert.Equal(t, i, v)
+		})
+	}
+	wg.Wait()
+}
+
+// A write's function runs in the batch's transaction: it cannot end it, and
+// its panic reaches its own caller, its writes undone, while the other
+// writes of the batch commit.
+func TestGroupCommit_AWriteCannotEndTheBatchAndItsPanicIsItsOwn(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	release := holdWriter(t, db)
+	var wg sync.WaitGroup
+	var commitErr, rollbackErr, otherErr error
+	var panicked any
+	wg.Go(func() {
+		otherErr = db.InTx(ctx, func(tx *sqldb.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('kept', 1)`)
+			return err
+		})
+	})
+	wg.Go(func() {
+		defer func() { panicked = recover() }()
+		_ = db.InTx(ctx, func(tx *sqldb.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('undone', 2)`); err != nil {
+				return err
+			}
+			commitErr, rollbackErr = tx.Commit(), tx.Rollback()
+			panic("boom")
+		})
+	})
+	require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == 2 }, 10*time.Second, time.Millisecond)
+	release()
+	wg.Wait()
+
+	assert.Equal(t, "boom", panicked, "the panic reaches the write's caller")
+	assert.Error(t, commitErr, "a write cannot commit the batch")
+	assert.Error(t, rollbackErr, "a write cannot roll the batch back")
+	require.NoError(t, otherErr)
+	var keys []string
+	rows, err := db.QueryContext(ctx, `SELECT k FROM kv ORDER BY k`)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		require.NoError(t, rows.Scan(&k))
+		keys = append(keys, k)
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, []string{"kept"}, keys)
+}
+
+// A write whose context ended before its batch started is not run.
+func TestGroupCommit_AWriteGivenUpBeforeItsBatchIsNotCommitted(t *testing.T) {
+	db := open(t)
+	release := holdWriter(t, db)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('late', 1)`)
+		done <- err
+	}()
+	cancel()
+	err := <-done
+	release()
+	require.ErrorIs(t, err, context.Canceled)
+	var n int
+	require.NoError(t, db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM kv`).Scan(&n))
+	assert.Zero(t, n)
+}
