@@ -137,15 +137,20 @@ func TestFixtures_ABadFixtureAnswers400WithThePointerAndLeavesNoRows(t *testing.
 		{"bad user name", `{"pam": {"users": [{"name": "Not Valid"}]}}`, "/fixture/pam/users/0/name"},
 		{"unknown section", `{"pam": {}, "ldap": {}}`, "/fixture"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			before := e.tableCounts(t)
-			resp, err := e.createFrom(t, `{"fixture": `+c.fixture+`}`)
-			ans := testkit.Answered(t, http.StatusBadRequest, resp, err).JSON400
-			require.NotNil(t, ans.Pointer, "%s", resp.Body)
-			assert.Equal(t, c.pointer, *ans.Pointer, ans.Message)
-			assert.Equal(t, before, e.tableCounts(t), "a refused fixture leaves no rows")
-		})
+		t.Run(c.name, func(t *testing.T) { e.refusesFixture(t, c.fixture, c.pointer) })
 	}
+}
+
+// refusesFixture creates a sandbox of fixture, which must be answered 400
+// with pointer, the JSON pointer of what is wrong, and leave no rows.
+func (e *env) refusesFixture(t *testing.T, fixture, pointer string) {
+	t.Helper()
+	before := e.tableCounts(t)
+	resp, err := e.createFrom(t, `{"fixture": `+fixture+`}`)
+	ans := testkit.Answered(t, http.StatusBadRequest, resp, err).JSON400
+	require.NotNil(t, ans.Pointer, "%s", resp.Body)
+	assert.Equal(t, pointer, *ans.Pointer, ans.Message)
+	assert.Equal(t, before, e.tableCounts(t), "a refused fixture leaves no rows")
 }
 
 // snapshot snapshots b through its own token.
