@@ -120,6 +120,16 @@ func (in *inbox) typesOf(faxID string) []string {
 }
 
 // tenant is an account with a key, an application pointed at an inbox and
+// createAccount creates the fax account name through the admin API and
+// returns its credentials (the account and its first API key).
+func (e *faxEnv) createAccount(t *testing.T, name string) *adminapi.FaxAccountCredentials {
+	t.Helper()
+	acct, err := e.admin.CreateFaxAccountWithResponse(context.Background(), adminapi.FaxCreateAccountRequest{Name: name})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, acct.StatusCode(), string(acct.Body))
+	return acct.JSON201
+}
+
 // a number enabled on it.
 type tenant struct {
 	key    string
@@ -142,9 +152,7 @@ func (e *faxEnv) tenant(t *testing.T, name, number string) tenant {
 	require.NoError(t, err, "a receiver reads the key the admin API gives")
 	in := newInbox(t, key)
 
-	acct, err := e.admin.CreateFaxAccountWithResponse(ctx, adminapi.FaxCreateAccountRequest{Name: name})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, acct.StatusCode(), string(acct.Body))
+	acct := e.createAccount(t, name)
 	prof, err := e.admin.CreateFaxOutboundVoiceProfileWithResponse(ctx, name, adminapi.FaxCreateOutboundVoiceProfileRequest{Name: "main"})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusCreated, prof.StatusCode(), string(prof.Body))
@@ -157,7 +165,7 @@ func (e *faxEnv) tenant(t *testing.T, name, number string) tenant {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, num.StatusCode(), string(num.Body))
 	assert.Equal(t, adminapi.FaxNumber{PhoneNumber: number, AccountName: name, ApplicationId: &app.JSON201.Id}, *num.JSON200)
-	return tenant{key: acct.JSON201.ApiKey.Key, number: number, inbox: in}
+	return tenant{key: acct.ApiKey.Key, number: number, inbox: in}
 }
 
 // multipartInbound encodes an inbound fax as a multipart form.
@@ -251,11 +259,9 @@ func TestInjectFaxInbound_DeliversTheFaxAndItsSignedEventsToTheApplication(t *te
 func TestCreateFaxAPIKey_RotationRevokesTheReplacedKeyAtOnce(t *testing.T) {
 	env := startFax(t)
 	ctx := context.Background()
-	acct, err := env.admin.CreateFaxAccountWithResponse(ctx, adminapi.FaxCreateAccountRequest{Name: "acme"})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, acct.StatusCode(), string(acct.Body))
-	first := acct.JSON201.ApiKey
-	assert.Equal(t, "acme", acct.JSON201.Account.Name)
+	acct := env.createAccount(t, "acme")
+	first := acct.ApiKey
+	assert.Equal(t, "acme", acct.Account.Name)
 	require.Equal(t, http.StatusOK, env.keyStatus(t, first.Key), "the account's first key works")
 
 	extra, err := env.admin.CreateFaxAPIKeyWithResponse(ctx, "acme", adminapi.FaxCreateAPIKeyRequest{})

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -58,10 +57,7 @@ func TestPAMTeams_CreateReadDisableAndBootstrapAServiceUser(t *testing.T) {
 func TestImportRestaurantConfiguration_AValidDocumentIsImportedWhole(t *testing.T) {
 	env := startRestaurantAdmin(t)
 	ctx := context.Background()
-	guid := uuid.NewString()
-	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Dockside"})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	guid := env.newRestaurant(t, "Dockside")
 
 	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 7, Seed: 3}))
 	require.NoError(t, err)
@@ -80,12 +76,10 @@ func TestImportRestaurantConfiguration_AValidDocumentIsImportedWhole(t *testing.
 func TestGetFaxAccount_AnswersTheAccountCreated(t *testing.T) {
 	env := startFax(t)
 	ctx := context.Background()
-	created, err := env.admin.CreateFaxAccountWithResponse(ctx, adminapi.FaxCreateAccountRequest{Name: "harbour"})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	created := env.createAccount(t, "harbour")
 	got, err := env.admin.GetFaxAccountWithResponse(ctx, "harbour")
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
-	assert.Equal(t, created.JSON201.Account.Id, got.JSON200.Id)
+	assert.Equal(t, created.Account.Id, got.JSON200.Id)
 	assert.Equal(t, "harbour", got.JSON200.Name)
 }

@@ -20,16 +20,6 @@ import (
 	"github.com/apistack/apistack/servers/restaurant"
 )
 
-// newImportRestaurant creates an empty restaurant of env and returns its GUID.
-func newImportRestaurant(t *testing.T, env *restaurantAdmin) string {
-	t.Helper()
-	guid := uuid.NewString()
-	created, err := env.api.CreateRestaurantWithResponse(context.Background(), adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Import"})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode())
-	return guid
-}
-
 // TestImportLateDuplicateOrDanglingReferenceWritesNothing imports realistic
 // documents larger than a write batch whose problem, a GUID given twice or a
 // reference to an entity that exists nowhere, comes last, once thousands of
@@ -64,7 +54,7 @@ func TestImportLateDuplicateOrDanglingReferenceWritesNothing(t *testing.T) {
 			body, err := json.Marshal(doc)
 			require.NoError(t, err)
 			require.Greater(t, len(body), 2<<20)
-			guid := newImportRestaurant(t, env)
+			guid := env.newRestaurant(t, "Import")
 			ctx := context.Background()
 			resp, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", bytes.NewReader(body))
 			require.NoError(t, err)
@@ -87,7 +77,7 @@ func TestImportLateDuplicateOrDanglingReferenceWritesNothing(t *testing.T) {
 // so the creation is answered at once, and the import then succeeds.
 func TestImportHoldsNoWriterWhileItsBodyArrives(t *testing.T) {
 	env := startPlainRestaurantAdmin(t)
-	guid := newImportRestaurant(t, env)
+	guid := env.newRestaurant(t, "Import")
 	body, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 6000, Seed: 5}))
 	require.NoError(t, err)
 	require.Greater(t, len(body), 2<<20, "more than a write batch is sent before the pause")

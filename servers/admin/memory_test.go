@@ -43,10 +43,7 @@ func largeImport(size int) []byte {
 func BenchmarkImportLargestConfiguration(b *testing.B) {
 	env := startRestaurantAdminTB(b)
 	ctx := context.Background()
-	guid := uuid.NewString()
-	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Large"})
-	require.NoError(b, err)
-	require.Equal(b, http.StatusCreated, created.StatusCode())
+	guid := env.newRestaurant(b, "Large")
 	doc := largeImport(30 << 20)
 	var peaks []uint64
 	for b.Loop() {
@@ -93,10 +90,7 @@ func startPlainRestaurantAdmin(tb testing.TB) *restaurantAdmin {
 func importPeak(tb testing.TB, env *restaurantAdmin, doc []byte) uint64 {
 	tb.Helper()
 	ctx := context.Background()
-	guid := uuid.NewString()
-	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Demo"})
-	require.NoError(tb, err)
-	require.Equal(tb, http.StatusCreated, created.StatusCode())
+	guid := env.newRestaurant(tb, "Demo")
 	return heaptest.During(func() {
 		resp, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", bytes.NewReader(doc))
 		require.NoError(tb, err)
@@ -171,10 +165,7 @@ func TestImportLateProblemWritesNothing(t *testing.T) {
 	doc := demoImport(t, 3<<20)
 	require.Equal(t, byte('}'), doc[len(doc)-1])
 	doc = append(doc[:len(doc)-1:len(doc)-1], []byte(`,"zzz":[]}`)...)
-	guid := uuid.NewString()
-	created, err := env.api.CreateRestaurantWithResponse(ctx, adminapi.RestaurantCreateRequest{Guid: &guid, Name: "Late"})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode())
+	guid := env.newRestaurant(t, "Late")
 	resp, err := env.api.ImportRestaurantConfigurationWithBodyWithResponse(ctx, guid, "application/json", bytes.NewReader(doc))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode(), string(resp.Body))

@@ -34,6 +34,17 @@ func startRestaurantAdminTB(t testing.TB) *restaurantAdmin {
 	return &restaurantAdmin{api: adminOver(t, admin.Config{Restaurant: rest.Operator}), restaurantURL: rest.URL}
 }
 
+// newRestaurant creates an empty restaurant named name through env's admin
+// API and returns its GUID.
+func (env *restaurantAdmin) newRestaurant(tb testing.TB, name string) string {
+	tb.Helper()
+	guid := uuid.NewString()
+	created, err := env.api.CreateRestaurantWithResponse(context.Background(), adminapi.RestaurantCreateRequest{Guid: &guid, Name: name})
+	require.NoError(tb, err)
+	require.Equal(tb, http.StatusCreated, created.StatusCode(), string(created.Body))
+	return guid
+}
+
 // menuItemNames lists the menu items a client sees.
 func menuItemNames(t *testing.T, c *tenantapi.RestaurantClient) map[string]bool {
 	t.Helper()

@@ -481,14 +481,7 @@ func insertEventsSQL(n int) string {
 // insertFax creates f, its document when doc is not nil, and queues its
 // events, in one transaction.
 func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []outboxEvent) error {
-	// InTx: on SQLite the sends arriving together commit together.
-	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
-		if doc != nil && f.MediaID != nil {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
-				*f.MediaID, f.AccountID, doc, sqldb.Micros(f.CreatedAt)); err != nil {
-				return fmt.Errorf("insert media: %w", err)
-			}
-		}
+	return s.writeFax(ctx, "insert fax", f, doc, f.CreatedAt, events, func(tx *sqldb.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO faxes (`+faxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			f.ID, f.AccountID, f.ConnectionID, f.Direction, f.From, f.To, f.MediaURL, f.Quality, f.Status,
 			f.StoreMedia, f.MediaID, f.PageCount, f.FailureReason, f.PartialContent, f.CallDurationSecs, f.WebhookURL,
@@ -496,8 +489,38 @@ func (s *store) insertFax(ctx context.Context, f faxRow, doc []byte, events []ou
 		if err != nil {
 			return fmt.Errorf("insert fax: %w", err)
 		}
-		return insertEvents(ctx, tx, events)
+		return nil
 	})
+}
+
+// writeFax runs write, the change of fax f, in one transaction with the
+// insert of f's document doc (when doc is not nil, created at docAt) and
+// the queueing of events: an event is never committed without its change,
+// nor a change without its event. what names the change in its errors.
+func (s *store) writeFax(ctx context.Context, what string, f faxRow, doc []byte, docAt time.Time, events []outboxEvent, write func(tx *sqldb.Tx) error) error {
+	// InTx: on SQLite the writes arriving together commit together. The
+	// errors of the writes say what failed; the transaction's own (its
+	// begin, its commit) are named after the change.
+	var writeErr error
+	err := s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		writeErr = nil
+		if doc != nil && f.MediaID != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
+				*f.MediaID, f.AccountID, doc, sqldb.Micros(docAt)); err != nil {
+				writeErr = fmt.Errorf("insert media: %w", err)
+				return writeErr
+			}
+		}
+		if writeErr = write(tx); writeErr != nil {
+			return writeErr
+		}
+		writeErr = insertEvents(ctx, tx, events)
+		return writeErr
+	})
+	if err != nil && err != writeErr {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return err
 }
 
 // faxGuard is the state a change of a fax was computed from: the change is
@@ -526,17 +549,6 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 		return fmt.Errorf("update fax: %w", err)
 	}
 	defer cancel()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("update fax: %w", err)
-	}
-	defer tx.Rollback()
-	if doc != nil && f.MediaID != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO media (id, account_id, content, created_at) VALUES (?, ?, ?, ?)`,
-			*f.MediaID, f.AccountID, doc, sqldb.Micros(f.UpdatedAt)); err != nil {
-			return fmt.Errorf("insert media: %w", err)
-		}
-	}
 	query := `UPDATE faxes SET status = ?, media_url = ?, media_id = ?, page_count = ?, failure_reason = ?,
 		partial_content = ?, call_duration_secs = ?, outcome = ?, steps_left = ?, next_step_at = ?, updated_at = ?, deleted_at = ?,
 		claimed_by = NULL, lease_until = NULL
@@ -548,13 +560,12 @@ func (s *store) updateFax(ctx context.Context, f faxRow, g faxGuard, doc []byte,
 		query += ` AND claimed_by = ? AND steps_left = ?`
 		args = append(args, g.Claim, g.StepsLeft)
 	}
-	if err := sqldb.ExecOne(ctx, tx, errStale, query, args...); err != nil {
-		return fmt.Errorf("update fax: %w", err)
-	}
-	if err := insertEvents(ctx, tx, events); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.writeFax(ctx, "update fax", f, doc, f.UpdatedAt, events, func(tx *sqldb.Tx) error {
+		if err := sqldb.ExecOne(ctx, tx, errStale, query, args...); err != nil {
+			return fmt.Errorf("update fax: %w", err)
+		}
+		return nil
+	})
 }
 
 // fax returns a fax of the account that is not deleted.
@@ -640,33 +651,20 @@ type faxPage struct {
 // fax a concurrent step or release changed meanwhile is claimed only while
 // still due and free: two replicas never claim one fax.
 func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUntil time.Time, perAccount, limit int) ([]faxRow, error) {
-	ctx, cancel, err := settled(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("claim due faxes: %w", err)
-	}
-	defer cancel()
-	var out []faxRow
-	err = s.db.InTx(ctx, func(tx *sqldb.Tx) error {
-		out = out[:0]
-		scope, scopeArgs := "", []any(nil)
-		if s.db.Dialect() == sqldb.Postgres {
-			// The accounts with due faxes and room under perAccount, oldest
-			// due first: an account at its share is not locked, so it does
-			// not take the place of one that can be claimed for.
-			accounts, err := queryStrings(ctx, tx, `SELECT account_id FROM faxes
+	out, err := claimInTx(ctx, s, claimScope{
+		lock: "fax-claim-account", column: "account_id",
+		// The accounts with due faxes and room under perAccount, oldest due
+		// first: an account at its share is not locked, so it does not take
+		// the place of one that can be claimed for.
+		candidates: func(ctx context.Context, tx *sqldb.Tx) ([]string, error) {
+			return queryStrings(ctx, tx, `SELECT account_id FROM faxes
 				WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
 				GROUP BY account_id
 				HAVING (SELECT COUNT(*) FROM faxes AS busy
 					WHERE busy.account_id = faxes.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) < ?
 				ORDER BY MIN(next_step_at), account_id LIMIT ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
-			if err != nil {
-				return err
-			}
-			if accounts, err = tx.TryLock(ctx, "fax-claim-account", accounts); err != nil || len(accounts) == 0 {
-				return err
-			}
-			scope, scopeArgs = ` AND account_id = ANY(?)`, []any{accounts}
-		}
+		},
+	}, func(ctx context.Context, tx *sqldb.Tx, scope string, scopeArgs []any) ([]faxRow, error) {
 		args := append([]any{replica, sqldb.Micros(leaseUntil)}, scopeArgs...)
 		args = append(args, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit, sqldb.Micros(now), sqldb.Micros(now))
 		rows, err := tx.QueryContext(ctx, `UPDATE faxes SET claimed_by = ?, lease_until = ? WHERE id IN (
@@ -681,10 +679,9 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 			) AND next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)
 			RETURNING `+faxColumns, args...)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out, err = scanFaxes(rows)
-		return err
+		return scanFaxes(rows)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
@@ -697,6 +694,55 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
+}
+
+// claimScope is how a claim of the worker loops narrows itself on
+// PostgreSQL, where claims of different replicas run in parallel: it takes,
+// without waiting, the lock of each of its candidates (an account, a fax)
+// named lock (one another replica holds is left to it), optionally locks
+// rows of those it holds (lockRows), and claims only among the rows whose
+// column is one of them.
+type claimScope struct {
+	lock, column string
+	candidates   func(ctx context.Context, tx *sqldb.Tx) ([]string, error)
+	lockRows     func(ctx context.Context, tx *sqldb.Tx, held []string) error
+}
+
+// claimInTx runs decide, a claim, in a transaction of settled's context. On
+// PostgreSQL decide runs only when sc's locks give it candidates, and is
+// given the condition (" AND column = ANY(?)" and its argument) that keeps
+// it to them; on SQLite, where the transaction runs alone, it is given
+// none.
+func claimInTx[T any](ctx context.Context, s *store, sc claimScope, decide func(ctx context.Context, tx *sqldb.Tx, scope string, scopeArgs []any) ([]T, error)) ([]T, error) {
+	ctx, cancel, err := settled(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	var out []T
+	err = s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+		out = nil
+		scope, scopeArgs := "", []any(nil)
+		if s.db.Dialect() == sqldb.Postgres {
+			held, err := sc.candidates(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if held, err = tx.TryLock(ctx, sc.lock, held); err != nil || len(held) == 0 {
+				return err
+			}
+			if sc.lockRows != nil {
+				if err := sc.lockRows(ctx, tx, held); err != nil {
+					return err
+				}
+			}
+			scope, scopeArgs = " AND "+sc.column+" = ANY(?)", []any{held}
+		}
+		var err error
+		out, err = decide(ctx, tx, scope, scopeArgs)
+		return err
+	})
+	return out, err
 }
 
 // settleTimeout bounds a write of the worker loops that runs on after their
@@ -790,55 +836,36 @@ func (s *store) media(ctx context.Context, id string) ([]byte, error) {
 // holder's), then decides in a statement that sees all of that. On SQLite
 // the transaction runs alone.
 func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil time.Time, limit int) ([]outboxEvent, error) {
-	ctx, cancel, err := settled(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("claim events: %w", err)
-	}
-	defer cancel()
-	var out []outboxEvent
-	err = s.db.InTx(ctx, func(tx *sqldb.Tx) error {
-		out = out[:0]
-		scope, scopeArgs := "", []any(nil)
-		if s.db.Dialect() == sqldb.Postgres {
-			faxes, err := queryStrings(ctx, tx, `SELECT DISTINCT fax_id FROM (
+	out, err := claimInTx(ctx, s, claimScope{
+		lock: "fax-claim-events", column: "fax_id",
+		candidates: func(ctx context.Context, tx *sqldb.Tx) ([]string, error) {
+			return queryStrings(ctx, tx, `SELECT DISTINCT fax_id FROM (
 					SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id NOT IN (
 						SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
 							AND claimed_by IS NOT NULL AND lease_until > ?
 					) ORDER BY seq LIMIT ?
 				) AS pending`, sqldb.Micros(now), limit)
-			if err != nil {
-				return err
-			}
-			if faxes, err = tx.TryLock(ctx, "fax-claim-events", faxes); err != nil || len(faxes) == 0 {
-				return err
-			}
-			if _, err := tx.LockRows(ctx, `SELECT seq FROM outbox WHERE fax_id = ANY(?) AND delivered_at IS NULL AND abandoned_at IS NULL ORDER BY seq`, faxes); err != nil {
-				return err
-			}
-			scope, scopeArgs = ` AND fax_id = ANY(?)`, []any{faxes}
-		}
+		},
+		lockRows: func(ctx context.Context, tx *sqldb.Tx, faxes []string) error {
+			_, err := tx.LockRows(ctx, `SELECT seq FROM outbox WHERE fax_id = ANY(?) AND delivered_at IS NULL AND abandoned_at IS NULL ORDER BY seq`, faxes)
+			return err
+		},
+	}, func(ctx context.Context, tx *sqldb.Tx, scope string, scopeArgs []any) ([]outboxEvent, error) {
 		args := append([]any{replica, sqldb.Micros(leaseUntil)}, scopeArgs...)
 		args = append(args, sqldb.Micros(now), limit)
-		rows, err := tx.QueryContext(ctx, `UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE seq IN (
-				SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL`+scope+` AND fax_id NOT IN (
-					SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
-						AND claimed_by IS NOT NULL AND lease_until > ?
-				) ORDER BY seq LIMIT ?
-			) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var e outboxEvent
+		return apistore.Collect(ctx, tx, func(rows *sql.Rows, e *outboxEvent) error {
 			var created int64
 			if err := rows.Scan(&e.Seq, &e.EventID, &e.FaxID, &e.Type, &e.Data, &e.WebhookURL, &e.FailoverURL, &e.Attempts, &created); err != nil {
 				return err
 			}
 			e.CreatedAt = sqldb.Time(created)
-			out = append(out, e)
-		}
-		return rows.Err()
+			return nil
+		}, `UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE seq IN (
+				SELECT seq FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL`+scope+` AND fax_id NOT IN (
+					SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
+						AND claimed_by IS NOT NULL AND lease_until > ?
+				) ORDER BY seq LIMIT ?
+			) RETURNING seq, event_id, fax_id, event_type, data, webhook_url, failover_url, attempts, created_at`, args...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)

@@ -1,10 +1,8 @@
 package fax
 
 import (
-	"context"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -24,13 +22,9 @@ func TestTelemetry_AFaxFlowMovesTheCounters(t *testing.T) {
 	log := requestlog.New(0)
 	tel := telemetry.New(log)
 	h := newHarness(t, func(c *Config) { c.Telemetry = tel })
-	metrics := httptest.NewServer(tel.Handler())
-	t.Cleanup(metrics.Close)
 	scrape := func() telemetrytest.Families {
 		t.Helper()
-		f, err := telemetrytest.Scrape(context.Background(), metrics.Client(), metrics.URL, nil)
-		require.NoError(t, err)
-		return f
+		return telemetrytest.ScrapeHandler(t, tel.Handler())
 	}
 
 	failover := newReceiver(t, h)

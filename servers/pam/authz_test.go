@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -21,70 +20,10 @@ import (
 	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/rights"
+	"github.com/apistack/apistack/servers/internal/rights/rightstest"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
-
-// specOp is one operation of the spec that needs credentials, with who may
-// call it as the spec says (x-apistack-roles, read here independently of
-// the server's reading).
-type specOp struct {
-	id, method, path string
-	// roles is the operation's list; ["authenticated"] allows every member.
-	roles []string
-	// body is the $ref name of its request body's schema ("" without one).
-	body string
-}
-
-// specOps walks doc: every operation that needs credentials, in path and
-// method order. An operation without the extension fails the test.
-func specOps(t *testing.T, doc *openapi3.T) []specOp {
-	t.Helper()
-	var ops []specOp
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			if op.Security != nil && len(*op.Security) == 0 {
-				assert.NotContains(t, op.Extensions, rights.Extension, "%s needs no credentials", op.OperationID)
-				continue
-			}
-			raw, ok := op.Extensions[rights.Extension].([]any)
-			if !assert.True(t, ok, "%s %s (%s) does not say who may call it (%s)", method, path, op.OperationID, rights.Extension) {
-				continue
-			}
-			o := specOp{id: op.OperationID, method: method, path: path}
-			for _, r := range raw {
-				o.roles = append(o.roles, r.(string))
-			}
-			if op.RequestBody != nil {
-				for _, mt := range op.RequestBody.Value.Content {
-					o.body = strings.TrimPrefix(mt.Schema.Ref, "#/components/schemas/")
-				}
-			}
-			ops = append(ops, o)
-		}
-	}
-	sort.Slice(ops, func(i, j int) bool { return ops[i].path+ops[i].method < ops[j].path+ops[j].method })
-	return ops
-}
-
-// mayCall reports whether the spec lets a caller holding role ("" for none)
-// call op.
-func (op specOp) mayCall(role string) bool {
-	return slices.Equal(op.roles, []string{rights.Authenticated}) || (role != "" && slices.Contains(op.roles, role))
-}
-
-// roleTable is the spec's role table: the roles its bearerAuth scheme lists.
-func roleTable(t *testing.T, doc *openapi3.T) []string {
-	t.Helper()
-	table, ok := doc.Components.SecuritySchemes["bearerAuth"].Value.Extensions[rights.Extension].(map[string]any)
-	require.True(t, ok, "the bearerAuth scheme carries the role table")
-	var roles []string
-	for r := range table {
-		roles = append(roles, r)
-	}
-	sort.Strings(roles)
-	return roles
-}
 
 // fixtures creates what the operations of suffix sfx work on in team:
 // groups grp-, del-, rm- (with bob-sfx in rm-), a human alice-sfx, bob-sfx,
@@ -126,22 +65,22 @@ var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
 // del- for a group's deletion, rm- with its member bob- for a membership,
 // grp- otherwise; alice- as the user, svc- as the service user and its key.
 // A path parameter missing here fails the walk, naming it.
-func target(t *testing.T, op specOp, team, sfx, keyID string) string {
+func target(t *testing.T, op rightstest.Op, team, sfx, keyID string) string {
 	t.Helper()
-	membership := strings.Contains(op.path, "/groups/{group_name}/users")
-	return pathParam.ReplaceAllStringFunc(op.path, func(m string) string {
+	membership := strings.Contains(op.Path, "/groups/{group_name}/users")
+	return pathParam.ReplaceAllStringFunc(op.Path, func(m string) string {
 		switch name := m[1 : len(m)-1]; {
 		case name == "team_name":
 			return team
 		case name == "group_name" && membership:
 			return "rm-" + sfx
-		case name == "group_name" && op.method == http.MethodDelete:
+		case name == "group_name" && op.Method == http.MethodDelete:
 			return "del-" + sfx
 		case name == "group_name":
 			return "grp-" + sfx
 		case name == "user_name" && membership:
 			return "bob-" + sfx
-		case name == "user_name" && strings.HasPrefix(op.path, "/v1/teams/{team_name}/service_users"):
+		case name == "user_name" && strings.HasPrefix(op.Path, "/v1/teams/{team_name}/service_users"):
 			return "svc-" + sfx
 		case name == "user_name":
 			return "alice-" + sfx
@@ -150,7 +89,7 @@ func target(t *testing.T, op specOp, team, sfx, keyID string) string {
 		case name == "key_id":
 			return keyID
 		default:
-			t.Fatalf("%s: the walk has no fixture for the path parameter %s", op.id, name)
+			t.Fatalf("%s: the walk has no fixture for the path parameter %s", op.ID, name)
 			return ""
 		}
 	})
@@ -158,17 +97,17 @@ func target(t *testing.T, op specOp, team, sfx, keyID string) string {
 
 // call makes op's request with token through a client that checks the
 // answer against the spec, and returns the status and body.
-func call(t *testing.T, client *http.Client, baseURL string, op specOp, team, sfx, keyID, token string) (int, []byte) {
+func call(t *testing.T, client *http.Client, baseURL string, op rightstest.Op, team, sfx, keyID, token string) (int, []byte) {
 	t.Helper()
 	var body io.Reader
-	if op.body != "" {
-		build, ok := bodies[op.body]
-		require.True(t, ok, "%s: the walk has no request body of schema %s", op.id, op.body)
+	if op.Body != "" {
+		build, ok := bodies[op.Body]
+		require.True(t, ok, "%s: the walk has no request body of schema %s", op.ID, op.Body)
 		b, err := json.Marshal(build(sfx))
 		require.NoError(t, err)
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(op.method, baseURL+target(t, op, team, sfx, keyID), body)
+	req, err := http.NewRequest(op.Method, baseURL+target(t, op, team, sfx, keyID), body)
 	require.NoError(t, err)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -192,7 +131,7 @@ func walkRights(t *testing.T, env *pamtest.Env, baseURL string, doc *openapi3.T)
 	require.NoError(t, err)
 	client := &http.Client{Transport: rt}
 	api := newAPI(t, env.URL)
-	callers := append([]string{""}, roleTable(t, doc)...)
+	callers := append([]string{""}, rightstest.Roles(t, doc, "bearerAuth")...)
 	keyIDs, tokens := map[string]string{}, map[string]string{}
 	for _, role := range callers {
 		sfx := suffix(role)
@@ -204,20 +143,20 @@ func walkRights(t *testing.T, env *pamtest.Env, baseURL string, doc *openapi3.T)
 		key := env.ServiceUser(t, "acme", "caller-"+sfx, roles...)
 		tokens[role] = issueToken(t, api, "acme", key.KeyID, key.KeySecret)
 	}
-	ops := specOps(t, doc)
+	ops := rightstest.Ops(t, doc)
 	require.NotEmpty(t, ops)
 	got := map[string]int{}
 	for _, role := range callers {
 		for _, op := range ops {
-			t.Run(suffix(role)+"/"+op.id, func(t *testing.T) {
+			t.Run(suffix(role)+"/"+op.ID, func(t *testing.T) {
 				sfx := suffix(role)
 				code, body := call(t, client, baseURL, op, "acme", sfx, keyIDs[sfx], tokens[role])
-				got[op.id+"/"+sfx] = code
-				if op.mayCall(role) {
-					assert.True(t, code >= 200 && code < 300, "%s with role %q: %d %s", op.id, role, code, body)
+				got[op.ID+"/"+sfx] = code
+				if op.MayCall(role) {
+					assert.True(t, code >= 200 && code < 300, "%s with role %q: %d %s", op.ID, role, code, body)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, code, "%s with role %q: %s", op.id, role, body)
+				require.Equal(t, http.StatusForbidden, code, "%s with role %q: %s", op.ID, role, body)
 				assert.Equal(t, pamapi.ErrorNameForbiddenError, decodeError(t, code, body).Error)
 			})
 		}
@@ -347,8 +286,8 @@ func TestIsolation_ATokenOfOneTeamReadsAndChangesNothingOfAnother(t *testing.T) 
 
 	before := snapshot(t, api, "other", "x", otherTok)
 	for _, team := range []string{"other", "nosuchteam"} {
-		for _, op := range specOps(t, doc) {
-			t.Run(team+"/"+op.id, func(t *testing.T) {
+		for _, op := range rightstest.Ops(t, doc) {
+			t.Run(team+"/"+op.ID, func(t *testing.T) {
 				code, body := call(t, client, env.URL, op, team, "x", keyIDs[team], acmeTok)
 				require.Equal(t, http.StatusForbidden, code, string(body))
 				e := decodeError(t, code, body)

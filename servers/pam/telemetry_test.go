@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -67,10 +66,7 @@ func TestTelemetry_RequestsAndRefusalsThroughTheGeneratedClient(t *testing.T) {
 		require.Equal(t, tc.want, resp.StatusCode(), string(resp.Body))
 	}
 
-	metrics := httptest.NewServer(tel.Handler())
-	t.Cleanup(metrics.Close)
-	f, err := telemetrytest.Scrape(ctx, metrics.Client(), metrics.URL, nil)
-	require.NoError(t, err)
+	f := telemetrytest.ScrapeHandler(t, tel.Handler())
 	for _, tt := range []struct {
 		name   string
 		labels map[string]string

@@ -3,7 +3,6 @@ package restaurant_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -37,10 +36,7 @@ func TestTelemetry_RefusalsOfEachLimitAreCounted(t *testing.T) {
 	f.clock.Advance(time.Second)
 	assert.Equal(t, []int{200, 429}, []int{list(), list()})
 
-	metrics := httptest.NewServer(tel.Handler())
-	t.Cleanup(metrics.Close)
-	fam, err := telemetrytest.Scrape(ctx, metrics.Client(), metrics.URL, nil)
-	require.NoError(t, err)
+	fam := telemetrytest.ScrapeHandler(t, tel.Handler())
 	assert.Equal(t, 1.0, fam.Value("apistack_rate_limit_refusals_total", map[string]string{"api": "restaurant", "limit": telemetry.LimitPerSecond}))
 	assert.Equal(t, 1.0, fam.Value("apistack_rate_limit_refusals_total", map[string]string{"api": "restaurant", "limit": telemetry.LimitPerWindow}))
 	assert.Equal(t, 3.0, fam.Value("apistack_http_requests_total", map[string]string{"api": "restaurant", "operation": "ListMenus", "status": "200"}))

@@ -68,21 +68,12 @@ func BenchmarkSandboxFork(b *testing.B) {
 	snap := snapshot(b, orig)
 	var forks, creates []time.Duration
 	for b.Loop() {
-		var id string
-		forks = append(forks, timed(func() {
-			resp, err := e.creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{Snapshot: &snap.Id})
-			require.NoError(b, err)
-			require.Equal(b, http.StatusCreated, resp.StatusCode(), string(resp.Body))
-			id = resp.JSON201.Id
+		forks = append(forks, timedCreate(b, e, func() (*sandboxapi.CreateSandboxResponse, error) {
+			return e.creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{Snapshot: &snap.Id})
 		}))
-		require.NoError(b, e.st.Sandboxes.Delete(ctx, id))
-		creates = append(creates, timed(func() {
-			resp, err := e.creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})
-			require.NoError(b, err)
-			require.Equal(b, http.StatusCreated, resp.StatusCode(), string(resp.Body))
-			id = resp.JSON201.Id
+		creates = append(creates, timedCreate(b, e, func() (*sandboxapi.CreateSandboxResponse, error) {
+			return e.creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})
 		}))
-		require.NoError(b, e.st.Sandboxes.Delete(ctx, id))
 	}
 	fork, create := report(b, "fork", forks), report(b, "create", creates)
 	b.ReportMetric(fork/create, "fork/create")
@@ -98,22 +89,29 @@ func BenchmarkSandboxFromFixture(b *testing.B) {
 	body := `{"clock": "frozen", "fixture": ` + largeFixture(b) + `}`
 	var fixtures, creates []time.Duration
 	for b.Loop() {
-		var id string
-		fixtures = append(fixtures, timed(func() {
-			resp, err := e.createFrom(b, body)
-			require.NoError(b, err)
-			require.Equal(b, http.StatusCreated, resp.StatusCode(), string(resp.Body))
-			id = resp.JSON201.Id
+		fixtures = append(fixtures, timedCreate(b, e, func() (*sandboxapi.CreateSandboxResponse, error) {
+			return e.createFrom(b, body)
 		}))
-		require.NoError(b, e.st.Sandboxes.Delete(ctx, id))
-		creates = append(creates, timed(func() {
-			resp, err := e.creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})
-			require.NoError(b, err)
-			require.Equal(b, http.StatusCreated, resp.StatusCode(), string(resp.Body))
-			id = resp.JSON201.Id
+		creates = append(creates, timedCreate(b, e, func() (*sandboxapi.CreateSandboxResponse, error) {
+			return e.creator.CreateSandboxWithResponse(ctx, sandboxapi.CreateSandboxRequest{})
 		}))
-		require.NoError(b, e.st.Sandboxes.Delete(ctx, id))
 	}
 	fixture, create := report(b, "fixture", fixtures), report(b, "create", creates)
 	b.ReportMetric(fixture/create, "fixture/create")
+}
+
+// timedCreate times create, which must create a sandbox (201), and then
+// deletes that sandbox, outside the time, so that every round starts from
+// the same stack.
+func timedCreate(b *testing.B, e *env, create func() (*sandboxapi.CreateSandboxResponse, error)) time.Duration {
+	b.Helper()
+	var id string
+	d := timed(func() {
+		resp, err := create()
+		require.NoError(b, err)
+		require.Equal(b, http.StatusCreated, resp.StatusCode(), string(resp.Body))
+		id = resp.JSON201.Id
+	})
+	require.NoError(b, e.st.Sandboxes.Delete(context.Background(), id))
+	return d
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/apistack/apistack/gen/sandboxapi"
 	"github.com/apistack/apistack/servers/internal/tenantapi"
-	"github.com/apistack/apistack/servers/internal/testkit"
 	restaurantserver "github.com/apistack/apistack/servers/restaurant"
 )
 
@@ -128,14 +127,7 @@ func TestFixtures_BadStorageAndRestaurantSectionsAnswer400WithThePointerAndLeave
 		{"bad bucket name", `{"storage": {"buckets": [{"name": "No_Such"}]}}`, "/fixture/storage/buckets/0/name"},
 		{"bad restaurant entity", `{"pam": {"groups": [{"name": "g", "roles": []}]}, "restaurant": ` + badDoc + `}`, "/fixture/restaurant/menuItems/0/price"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			before := e.tableCounts(t)
-			resp, err := e.createFrom(t, `{"fixture": `+c.fixture+`}`)
-			ans := testkit.Answered(t, http.StatusBadRequest, resp, err).JSON400
-			require.NotNil(t, ans.Pointer, "%s", resp.Body)
-			assert.Equal(t, c.pointer, *ans.Pointer, ans.Message)
-			assert.Equal(t, before, e.tableCounts(t), "a refused fixture leaves no rows")
-		})
+		t.Run(c.name, func(t *testing.T) { e.refusesFixture(t, c.fixture, c.pointer) })
 	}
 }
 

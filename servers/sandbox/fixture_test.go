@@ -137,15 +137,20 @@ func TestFixtures_ABadFixtureAnswers400WithThePointerAndLeavesNoRows(t *testing.
 		{"bad user name", `{"pam": {"users": [{"name": "Not Valid"}]}}`, "/fixture/pam/users/0/name"},
 		{"unknown section", `{"pam": {}, "ldap": {}}`, "/fixture"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			before := e.tableCounts(t)
-			resp, err := e.createFrom(t, `{"fixture": `+c.fixture+`}`)
-			ans := testkit.Answered(t, http.StatusBadRequest, resp, err).JSON400
-			require.NotNil(t, ans.Pointer, "%s", resp.Body)
-			assert.Equal(t, c.pointer, *ans.Pointer, ans.Message)
-			assert.Equal(t, before, e.tableCounts(t), "a refused fixture leaves no rows")
-		})
+		t.Run(c.name, func(t *testing.T) { e.refusesFixture(t, c.fixture, c.pointer) })
 	}
+}
+
+// refusesFixture creates a sandbox of fixture, which must be answered 400
+// with pointer, the JSON pointer of what is wrong, and leave no rows.
+func (e *env) refusesFixture(t *testing.T, fixture, pointer string) {
+	t.Helper()
+	before := e.tableCounts(t)
+	resp, err := e.createFrom(t, `{"fixture": `+fixture+`}`)
+	ans := testkit.Answered(t, http.StatusBadRequest, resp, err).JSON400
+	require.NotNil(t, ans.Pointer, "%s", resp.Body)
+	assert.Equal(t, pointer, *ans.Pointer, ans.Message)
+	assert.Equal(t, before, e.tableCounts(t), "a refused fixture leaves no rows")
 }
 
 // snapshot snapshots b through its own token.
@@ -311,4 +316,47 @@ func TestSnapshots_AResetForkKeepsItsCredentialsAndDropsTheFixtureState(t *testi
 		assert.Nil(t, out.FixtureCredentials, "%s: the fixture's credentials went with its state", b.Id)
 		assert.Equal(t, []string{"(admins)"}, groupsOf(t, b), "%s: the seeded group alone, read with its own key", b.Id)
 	}
+}
+
+// The credentials a fixture's fax and storage sections made are answered by
+// GetSandbox as by the create, under the names the fixture gave them.
+func TestFixtures_GetSandboxAnswersTheFixturesCredentials(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	for name, fixture := range map[string]string{"fax": faxFixture, "storage": storageFixture} {
+		t.Run(name, func(t *testing.T) {
+			b := e.createFixture(t, fixture)
+			resp, err := b.api.GetSandboxWithResponse(ctx, b.Id)
+			testkit.Answered(t, http.StatusOK, resp, err)
+			got := resp.JSON200.FixtureCredentials
+			require.NotNil(t, got, "%s", resp.Body)
+			assert.Equal(t, b.FixtureCredentials, got, "the same as the create answered")
+			switch name {
+			case "fax":
+				require.NotNil(t, got.Fax)
+				assert.Contains(t, *got.Fax.ApiKeys, "ci")
+				assert.Contains(t, *got.Fax.Applications, "billing")
+				assert.Contains(t, *got.Fax.Numbers, "main")
+			case "storage":
+				require.NotNil(t, got.Storage)
+				assert.Contains(t, *got.Storage.Keys, "ci")
+				assert.Equal(t, b.Id+"-logs", (*got.Storage.Buckets)["logs"])
+			}
+		})
+	}
+}
+
+// A snapshot request whose ttl is not a duration is 400, its pointer naming
+// the field, and makes no snapshot.
+func TestSnapshots_ATTLThatIsNotADurationIs400NamingIt(t *testing.T) {
+	e := start(t, envOptions{})
+	ctx := context.Background()
+	b := e.create(t, sandboxapi.CreateSandboxRequest{})
+	resp, err := b.api.CreateSandboxSnapshotWithResponse(ctx, b.Id, sandboxapi.CreateSandboxSnapshotJSONRequestBody{Ttl: ptr("soon")})
+	testkit.Answered(t, http.StatusBadRequest, resp, err)
+	require.NotNil(t, resp.JSON400.Pointer, "%s", resp.Body)
+	assert.Equal(t, "/ttl", *resp.JSON400.Pointer)
+	list, err := b.api.ListSandboxSnapshotsWithResponse(ctx, b.Id)
+	testkit.Answered(t, http.StatusOK, list, err)
+	assert.Empty(t, list.JSON200.Data, "no snapshot made")
 }

@@ -236,13 +236,22 @@ func (e *env) receive(t testing.TB, b *box) *stack.FaxInbox {
 		return nil
 	}, faxwebhook.WithClock(e.clock.Now))
 	require.NoError(t, err)
-	target := httptest.NewServer(h)
-	t.Cleanup(target.Close)
-	// The receiver is on loopback: allowed as `serve --fax-allow-destination` would.
-	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
-	require.NoError(t, b.fax.SetWebhookURL(context.Background(), b.Credentials.Fax.ConnectionId, target.URL+"/hooks"))
+	e.webhooksTo(t, b, h, "")
 	b.inbox = inbox
 	return inbox
+}
+
+// webhooksTo serves h on a receiver of the test's own, allows its address as
+// `serve --fax-allow-destination` would (it is on loopback), points b's fax
+// application's webhooks at its path /hooks with query appended, and
+// returns the receiver's URL.
+func (e *env) webhooksTo(t testing.TB, b *box, h http.Handler, query string) string {
+	t.Helper()
+	target := httptest.NewServer(h)
+	t.Cleanup(target.Close)
+	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
+	require.NoError(t, b.fax.SetWebhookURL(context.Background(), b.Credentials.Fax.ConnectionId, target.URL+"/hooks"+query))
+	return target.URL
 }
 
 // addFault adds f to b through b's own token and returns it.

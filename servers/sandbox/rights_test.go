@@ -7,9 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +17,7 @@ import (
 	"github.com/apistack/apistack/gen/sandboxserver"
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/rights"
+	"github.com/apistack/apistack/servers/internal/rights/rightstest"
 	"github.com/apistack/apistack/servers/sandbox"
 )
 
@@ -50,45 +49,11 @@ func TestRights_EveryOperationAnswersEveryTokenAsTheSpecSays(t *testing.T) {
 	e := start(t, envOptions{})
 	doc, err := sandboxserver.GetSpec()
 	require.NoError(t, err)
-	table, ok := doc.Components.SecuritySchemes["sandboxToken"].Value.Extensions[rights.Extension].(map[string]any)
-	require.True(t, ok, "the sandboxToken scheme carries the role table")
-	var kinds []string
-	for k := range table {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	kinds := rightstest.Roles(t, doc, "sandboxToken")
 	require.Equal(t, []string{"admin", "sandbox", "sandbox_creator"}, kinds)
-
-	type op struct {
-		id, method, path, body string
-		roles                  []string
-	}
-	var ops []op
-	for path, item := range doc.Paths.Map() {
-		for method, o := range item.Operations() {
-			raw, ok := o.Extensions[rights.Extension].([]any)
-			if !assert.True(t, ok, "%s does not say who may call it", o.OperationID) {
-				continue
-			}
-			x := op{id: o.OperationID, method: method, path: path}
-			for _, r := range raw {
-				x.roles = append(x.roles, r.(string))
-			}
-			if o.RequestBody != nil {
-				for _, mt := range o.RequestBody.Value.Content {
-					x.body = strings.TrimPrefix(mt.Schema.Ref, "#/components/schemas/")
-				}
-			}
-			ops = append(ops, x)
-		}
-	}
+	ops := rightstest.Ops(t, doc)
 	// The deletion last, so the other calls find the sandbox.
-	sort.Slice(ops, func(i, j int) bool {
-		if (ops[i].id == "DeleteSandbox") != (ops[j].id == "DeleteSandbox") {
-			return ops[j].id == "DeleteSandbox"
-		}
-		return ops[i].path+ops[i].method < ops[j].path+ops[j].method
-	})
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].ID != "DeleteSandbox" && ops[j].ID == "DeleteSandbox" })
 
 	checked, err := contract.ForAPI(contract.Sandbox, nil, contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
@@ -103,25 +68,25 @@ func TestRights_EveryOperationAnswersEveryTokenAsTheSpecSays(t *testing.T) {
 			target = e.create(t, sandboxapi.CreateSandboxRequest{})
 		}
 		for _, o := range ops {
-			t.Run(kind+"/"+o.id, func(t *testing.T) {
-				path := param.ReplaceAllStringFunc(o.path, func(m string) string {
+			t.Run(kind+"/"+o.ID, func(t *testing.T) {
+				path := param.ReplaceAllStringFunc(o.Path, func(m string) string {
 					name := m[1 : len(m)-1]
 					if name == "id" {
 						return target.Id
 					}
 					v, ok := sandboxPathValues[name]
-					require.True(t, ok, "%s: the walk has no value for the path parameter %s", o.id, name)
+					require.True(t, ok, "%s: the walk has no value for the path parameter %s", o.ID, name)
 					return v
 				})
 				var body io.Reader
-				if o.body != "" {
-					v, ok := sandboxBodies[o.body]
-					require.True(t, ok, "%s: the walk has no request body of schema %s", o.id, o.body)
+				if o.Body != "" {
+					v, ok := sandboxBodies[o.Body]
+					require.True(t, ok, "%s: the walk has no request body of schema %s", o.ID, o.Body)
 					b, err := json.Marshal(v)
 					require.NoError(t, err)
 					body = bytes.NewReader(b)
 				}
-				req, err := http.NewRequest(o.method, e.urls["admin"]+path, body)
+				req, err := http.NewRequest(o.Method, e.urls["admin"]+path, body)
 				require.NoError(t, err)
 				if body != nil {
 					req.Header.Set("Content-Type", "application/json")
@@ -132,16 +97,16 @@ func TestRights_EveryOperationAnswersEveryTokenAsTheSpecSays(t *testing.T) {
 				out, err := io.ReadAll(resp.Body)
 				require.NoError(t, err)
 				require.NoError(t, resp.Body.Close())
-				if slices.Contains(o.roles, kind) {
-					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, resp.StatusCode, "%s with the %s token: %s", o.id, kind, out)
-					assert.Less(t, resp.StatusCode, 500, "%s with the %s token: %s", o.id, kind, out)
+				if o.MayCall(kind) {
+					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, resp.StatusCode, "%s with the %s token: %s", o.ID, kind, out)
+					assert.Less(t, resp.StatusCode, 500, "%s with the %s token: %s", o.ID, kind, out)
 					return
 				}
-				require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s with the %s token: %s", o.id, kind, out)
+				require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s with the %s token: %s", o.ID, kind, out)
 				var answer sandboxapi.Error
 				require.NoError(t, json.Unmarshal(out, &answer), string(out))
 				assert.Equal(t, sandboxapi.ErrorErrorForbidden, answer.Error)
-				assert.Contains(t, answer.Message, o.id)
+				assert.Contains(t, answer.Message, o.ID)
 			})
 		}
 	}

@@ -827,22 +827,35 @@ func (s *Server) Sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	n, err := deleteDue(ctx, ids, s.Delete, errNoSandbox, func(id string) {
+		s.logger.InfoContext(ctx, "sandbox: deleted after its TTL", "sandbox", id)
+	})
+	if _, serr := s.sweepSnapshots(ctx); serr != nil {
+		err = errors.Join(err, serr)
+	}
+	return n, err
+}
+
+// deleteDue deletes each of ids with del until ctx ends, and returns how
+// many it deleted (one that del finds gone already, answering gone, counts
+// as deleted) with the errors of the others joined. A delete once begun is
+// finished, even when ctx ends meanwhile. deleted, when not nil, is told
+// each id counted.
+func deleteDue(ctx context.Context, ids []string, del func(context.Context, string) error, gone error, deleted func(id string)) (int, error) {
 	var errs []error
 	n := 0
 	for _, id := range ids {
 		if ctx.Err() != nil {
 			break
 		}
-		// A delete once begun is finished, even when ctx ends meanwhile.
-		if err := s.Delete(context.WithoutCancel(ctx), id); err != nil && !errors.Is(err, errNoSandbox) {
+		if err := del(context.WithoutCancel(ctx), id); err != nil && !errors.Is(err, gone) {
 			errs = append(errs, err)
 			continue
 		}
-		s.logger.InfoContext(ctx, "sandbox: deleted after its TTL", "sandbox", id)
+		if deleted != nil {
+			deleted(id)
+		}
 		n++
-	}
-	if _, err := s.sweepSnapshots(ctx); err != nil {
-		errs = append(errs, err)
 	}
 	return n, errors.Join(errs...)
 }

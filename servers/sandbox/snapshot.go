@@ -383,19 +383,7 @@ func (s *Server) sweepSnapshots(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var errs []error
-	n := 0
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			break
-		}
-		if err := s.DeleteSnapshot(context.WithoutCancel(ctx), id); err != nil && !errors.Is(err, errNoSnapshot) {
-			errs = append(errs, err)
-			continue
-		}
-		n++
-	}
-	return n, errors.Join(errs...)
+	return deleteDue(ctx, ids, s.DeleteSnapshot, errNoSnapshot, nil)
 }
 
 // fixtureSections splits a fixture into its sections by API name, as JSON.

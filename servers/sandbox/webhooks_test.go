@@ -93,21 +93,15 @@ func TestSandboxWebhooks_TheLogShowsEveryEventAndAttemptOfItsOwnFaxesOnly(t *tes
 
 func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {
 	e := start(t, envOptions{})
-	ctx := context.Background()
 	a := e.create(t, sandboxapi.CreateSandboxRequest{})
 	var hits atomic.Int32
-	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	targetURL := e.webhooksTo(t, a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) <= 2 {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(target.Close)
-	// The target is on loopback: allowed as `serve --fax-allow-destination` would.
-	require.NoError(t, e.st.Fax.AllowDestinations(target.URL+"/hooks"))
-	_, err := a.fax.UpdateApplication(ctx, a.Credentials.Fax.ConnectionId, faxapi.UpdateFaxApplicationJSONRequestBody{WebhookUrl: ptr(target.URL + "/hooks?secret=s3")})
-	require.NoError(t, err)
+	}), "?secret=s3")
 	f := e.sendFax(t, a, "+13125550800")
 	page := e.driveUntil(t, a, "fax.queued acknowledged", delivered(f.ID.String(), "fax.queued"))
 
@@ -115,7 +109,7 @@ func TestSandboxWebhooks_ATestsOwnTargetItsFailuresAndRetries(t *testing.T) {
 	for i, at := range page.Data[:3] {
 		assert.Equal(t, "fax.queued", at.Event.Type)
 		assert.Equal(t, i+1, at.Attempt)
-		assert.Equal(t, target.URL+"/hooks", at.Target, "the test's URL, its query (a secret) left out")
+		assert.Equal(t, targetURL+"/hooks", at.Target, "the test's URL, its query (a secret) left out")
 		e.verify(t, a, at)
 		require.NotNil(t, at.StatusCode)
 		if i < 2 {
@@ -361,4 +355,55 @@ func TestTriggers_InboundFaxArrivesWithItsEvents(t *testing.T) {
 	r, err := other.api.TriggerInboundFaxWithResponse(ctx, b.Id, sandboxapi.InboundFaxRequest{})
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, r.StatusCode())
+}
+
+// An event whose every try fails is abandoned: the log's attempts of it then
+// carry the event abandoned, with when, and it leaves the pending list. The
+// sandbox's clock moves the retries on (each wait is at most 1.5 times the
+// longest backoff, a minute).
+func TestSandboxWebhooks_AnEventEveryTryOfWhichFailsIsAbandoned(t *testing.T) {
+	e := start(t, envOptions{})
+	a := e.create(t, sandboxapi.CreateSandboxRequest{})
+	var hits atomic.Int32
+	e.webhooksTo(t, a, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}), "")
+	f := e.sendFax(t, a, "+13125550800")
+
+	abandoned := func(p *sandboxapi.WebhookLogPage) *sandboxapi.WebhookAttempt {
+		for i, at := range p.Data {
+			if at.Event.FaxId == f.ID.String() && at.Event.Type == "fax.queued" && at.Event.State == sandboxapi.WebhookEventStateAbandoned {
+				return &p.Data[i]
+			}
+		}
+		return nil
+	}
+	sawPending := false
+	var page *sandboxapi.WebhookLogPage
+	require.Eventually(t, func() bool {
+		page = webhookLog(t, a, 0)
+		for _, ev := range page.Pending {
+			if ev.FaxId == f.ID.String() && ev.Type == "fax.queued" {
+				sawPending = true
+				assert.Equal(t, sandboxapi.WebhookEventStatePending, ev.State)
+			}
+		}
+		if abandoned(page) != nil {
+			return true
+		}
+		e.clock.Advance(2 * time.Minute)
+		return false
+	}, 30*time.Second, 5*time.Millisecond, "fax.queued of %s never abandoned", f.ID)
+	assert.True(t, sawPending, "the event was pending while it was retried")
+
+	at := abandoned(page)
+	require.NotNil(t, at.Event.AbandonedAt, "an abandoned event says when")
+	assert.Nil(t, at.Event.DeliveredAt)
+	assert.Equal(t, 5, at.Event.Attempts, "every try of the webhook URL (no failover URL)")
+	assert.False(t, at.Event.AbandonedAt.Before(at.AttemptedAt), "abandoned after its last try")
+	assert.GreaterOrEqual(t, int(hits.Load()), 5)
+	for _, ev := range page.Pending {
+		assert.NotEqual(t, at.Event.Seq, ev.Seq, "an abandoned event is not pending any more")
+	}
 }

@@ -26,11 +26,7 @@ import (
 
 func scrape(t *testing.T, tel *telemetry.Telemetry) telemetrytest.Families {
 	t.Helper()
-	srv := httptest.NewServer(tel.Handler())
-	defer srv.Close()
-	f, err := telemetrytest.Scrape(context.Background(), srv.Client(), srv.URL, nil)
-	require.NoError(t, err)
-	return f
+	return telemetrytest.ScrapeHandler(t, tel.Handler())
 }
 
 func TestTelemetry_CountsWhatItIsToldInTheTextFormat(t *testing.T) {

@@ -8,12 +8,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/require"
 )
 
 // Families is a parsed scrape: the metric families by name.
@@ -49,6 +52,17 @@ func Scrape(ctx context.Context, client *http.Client, url string, header http.He
 		return nil, fmt.Errorf("scrape %s: parse: %w", url, err)
 	}
 	return families, nil
+}
+
+// ScrapeHandler serves h (a telemetry's /metrics handler) for the length of
+// one Scrape and returns what it parsed; a failed scrape fails the test.
+func ScrapeHandler(t testing.TB, h http.Handler) Families {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	f, err := Scrape(t.Context(), srv.Client(), srv.URL, nil)
+	require.NoError(t, err)
+	return f
 }
 
 // Value is the value of the series of family name whose labels include
