@@ -84,13 +84,8 @@ func TestIssueServiceToken_CachedKeyStillChecksSecretAndRevocation(t *testing.T)
 // another issues no token on the first once it heard the commit.
 func TestReplicas_AKeyDeletedOnOneReplicaIssuesNoTokenOnAnother(t *testing.T) {
 	ctx := context.Background()
-	envs := startReplicas(t, 2, pamtest.Options{})
-	a, b := envs[0], envs[1]
-	apiA, apiB := newAPI(t, a.URL), newAPI(t, b.URL)
-	a.Team(t, "acme")
-	root := a.ServiceUser(t, "acme", "root", "pam_admin")
-	worker := a.ServiceUser(t, "acme", "worker", "end_user")
-	rootTok := issueToken(t, apiA, "acme", root.KeyID, root.KeySecret)
+	r := startAcmeReplicas(t, "end_user")
+	b, apiA, apiB, worker, rootTok := r.b, r.apiA, r.apiB, r.worker, r.rootTok
 
 	issueToken(t, apiB, "acme", worker.KeyID, worker.KeySecret)
 	issueToken(t, apiB, "acme", worker.KeyID, worker.KeySecret)

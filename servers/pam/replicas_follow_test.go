@@ -10,7 +10,6 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/internal/sqldb"
-	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
 // A token exchange through one replica is announced to no other (no cache
@@ -22,13 +21,8 @@ import (
 // shows in the statements per create.)
 func TestReplicas_ExchangesAndCreatesKeepTheOtherReplicasAuthCaches(t *testing.T) {
 	ctx := context.Background()
-	envs := startReplicas(t, 2, pamtest.Options{})
-	a, b := envs[0], envs[1]
-	apiA, apiB := newAPI(t, a.URL), newAPI(t, b.URL)
-	a.Team(t, "acme")
-	root := a.ServiceUser(t, "acme", "root", "pam_admin")
-	worker := a.ServiceUser(t, "acme", "worker", "end_user")
-	rootTok := issueToken(t, apiA, "acme", root.KeyID, root.KeySecret)
+	r := startAcmeReplicas(t, "end_user")
+	b, apiA, apiB, worker, rootTok := r.b, r.apiA, r.apiB, r.worker, r.rootTok
 	workerTok := issueToken(t, apiA, "acme", worker.KeyID, worker.KeySecret)
 	require.NoError(t, sqldb.Sync(ctx, b.DB))
 

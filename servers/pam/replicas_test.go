@@ -86,6 +86,28 @@ func listAll(t *testing.T, apis []*pamapi.ClientWithResponses, tok string, count
 	}
 }
 
+// acmeReplicas is two PAM replicas on one database, a and b, with the team
+// acme, its pam_admin root and a worker of workerRole, both created
+// through a, and root's token issued through a.
+type acmeReplicas struct {
+	a, b         *pamtest.Env
+	apiA, apiB   *pamapi.ClientWithResponses
+	root, worker pam.ServiceUserCredentials
+	rootTok      string
+}
+
+func startAcmeReplicas(t *testing.T, workerRole string) acmeReplicas {
+	t.Helper()
+	envs := startReplicas(t, 2, pamtest.Options{})
+	r := acmeReplicas{a: envs[0], b: envs[1]}
+	r.apiA, r.apiB = newAPI(t, r.a.URL), newAPI(t, r.b.URL)
+	r.a.Team(t, "acme")
+	r.root = r.a.ServiceUser(t, "acme", "root", "pam_admin")
+	r.worker = r.a.ServiceUser(t, "acme", "worker", workerRole)
+	r.rootTok = issueToken(t, r.apiA, "acme", r.root.KeyID, r.root.KeySecret)
+	return r
+}
+
 func TestReplicas_ShareTokensGroupsPagesRevocationsAndMaintenance(t *testing.T) {
 	ctx := context.Background()
 	envs := startReplicas(t, 2, pamtest.Options{})
