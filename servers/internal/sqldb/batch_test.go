@@ -177,21 +177,41 @@ func TestGroupCommit_AWriteCannotEndTheBatchAndItsPanicIsItsOwn(t *testing.T) {
 	assert.Equal(t, []string{"kept"}, keys)
 }
 
-// A write whose context ended before its batch started is not run.
+// A write whose context ended before its batch started is not run: it
+// waits behind a batch that holds the group commit (itself waiting for the
+// writer), is given up, and the next batch leaves it out.
 func TestGroupCommit_AWriteGivenUpBeforeItsBatchIsNotCommitted(t *testing.T) {
 	db := open(t)
 	release := holdWriter(t, db)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
+	first := make(chan error, 1)
 	go func() {
-		_, err := db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('late', 1)`)
-		done <- err
+		_, err := db.ExecContext(context.Background(), `INSERT INTO kv (k, v) VALUES ('first', 1)`)
+		first <- err
 	}()
+	// The first write's batch is on its way (taken from the queue), held
+	// by the writer, so the next write queues for the batch after it.
+	require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == 1 && sqldb.QueuedWrites(db) == 0 },
+		10*time.Second, time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	late := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('late', 2)`)
+		late <- err
+	}()
+	require.Eventually(t, func() bool { return sqldb.QueuedWrites(db) == 1 }, 10*time.Second, time.Millisecond)
 	cancel()
-	err := <-done
 	release()
-	require.ErrorIs(t, err, context.Canceled)
-	var n int
-	require.NoError(t, db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM kv`).Scan(&n))
-	assert.Zero(t, n)
+	require.NoError(t, <-first)
+	require.ErrorIs(t, <-late, context.Canceled)
+	var keys []string
+	rows, err := db.QueryContext(context.Background(), `SELECT k FROM kv ORDER BY k`)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		require.NoError(t, rows.Scan(&k))
+		keys = append(keys, k)
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, []string{"first"}, keys, "the write given up was not run")
 }
