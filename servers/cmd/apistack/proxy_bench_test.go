@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"github.com/apistack/apistack/apistacktest"
 	"github.com/apistack/apistack/clients/contract"
 	"github.com/apistack/apistack/servers/cmd/apistack/internal/harproxy"
+	"github.com/apistack/apistack/servers/internal/benchproc"
 	"github.com/apistack/apistack/servers/internal/har"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/stack"
@@ -79,13 +79,6 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkProxyOverhead_PAMList lists the PAM groups three ways in
 // interleaved rounds of the same load (32 clients, 1 s each): directly,
@@ -138,13 +131,13 @@ func BenchmarkProxyOverhead_PAMList(b *testing.B) {
 		cpu := map[string]float64{}
 		for k := range arms {
 			base := arms[(i+k)%len(arms)]
-			before := cpuTime(b)
+			before := time.Duration(benchproc.ProcessCPU())
 			rate := load(b, client, base+path, token, 32, time.Second)
 			// The proxy's last exchanges are recorded after their
 			// answers: their CPU is the arm's.
 			p.Wait()
 			got[base] = rate
-			cpu[base] = float64((cpuTime(b) - before).Microseconds()) / (rate * time.Second.Seconds())
+			cpu[base] = float64((time.Duration(benchproc.ProcessCPU()) - before).Microseconds()) / (rate * time.Second.Seconds())
 		}
 		i++
 		direct, proxied = append(direct, got[s.PAMURL]), append(proxied, got[srv.URL])
@@ -221,9 +214,9 @@ func BenchmarkProxyOverhead_PAMListOwnCPU(b *testing.B) {
 				d = load(b, client, s.PAMURL+path, token, 32, time.Second)
 				continue
 			}
-			before, start := proxy.cpuTime(b), time.Now()
+			before, start := benchproc.ProcCPU(proxy.Cmd.Process.Pid), time.Now()
 			p = load(b, client, proxy.URL+path, token, 32, time.Second)
-			used := proxy.cpuTime(b) - before
+			used := time.Duration(benchproc.ProcCPU(proxy.Cmd.Process.Pid) - before)
 			proxyCPU = append(proxyCPU, float64(used.Microseconds())/p)
 			busy = append(busy, used.Seconds()/time.Since(start).Seconds())
 		}
@@ -293,7 +286,7 @@ func BenchmarkProxyExchange_PAMList(b *testing.B) {
 	in.Set("User-Agent", "Go-http-client/1.1")
 	in.Set("Accept-Encoding", "gzip")
 	b.ReportAllocs()
-	before := cpuTime(b)
+	before := time.Duration(benchproc.ProcessCPU())
 	n := 0
 	for b.Loop() {
 		r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -302,7 +295,7 @@ func BenchmarkProxyExchange_PAMList(b *testing.B) {
 		n++
 	}
 	p.Wait()
-	b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/float64(n), "cpu-us/op")
+	b.ReportMetric(float64((time.Duration(benchproc.ProcessCPU())-before).Microseconds())/float64(n), "cpu-us/op")
 	require.Equal(b, n, w.Entries(), "every exchange recorded")
 	require.Zero(b, p.Report().Violations)
 }
@@ -436,21 +429,4 @@ func cpuList(list string) []int {
 		}
 	}
 	return cpus
-}
-
-// cpuTime is the CPU time (user and system) the process has used, from
-// /proc/<pid>/stat.
-func (p *proxyProcess) cpuTime(b *testing.B) time.Duration {
-	b.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
-	require.NoError(b, err)
-	// The fields after the command's name (which ends with the last ')'):
-	// utime and stime are the 14th and 15th of the line, in clock ticks.
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	utime, err := strconv.ParseInt(fields[11], 10, 64)
-	require.NoError(b, err)
-	stime, err := strconv.ParseInt(fields[12], 10, 64)
-	require.NoError(b, err)
-	const ticksPerSecond = 100 // USER_HZ, the same on every Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond
 }

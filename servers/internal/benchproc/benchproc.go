@@ -287,7 +287,7 @@ func PostgresCPU(ctx context.Context, db *sql.DB) (int64, error) {
 		if err := rows.Scan(&pid); err != nil {
 			return 0, fmt.Errorf("backends: %w", err)
 		}
-		total += procCPU(pid)
+		total += ProcCPU(pid)
 	}
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("backends: %w", err)
@@ -298,9 +298,9 @@ func PostgresCPU(ctx context.Context, db *sql.DB) (int64, error) {
 // ProcessCPU is this process's CPU time so far (ns), user and system.
 func ProcessCPU() int64 { return spentSoFar().CPUNanos }
 
-// procCPU is the CPU time (ns) of process pid, user and system, from
+// ProcCPU is the CPU time (ns) of process pid, user and system, from
 // /proc/pid/stat (in clock ticks of 10 ms); 0 when it cannot be read.
-func procCPU(pid int) int64 {
+func ProcCPU(pid int) int64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0
