@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -16,8 +15,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/apistack/apistack/specs"
 )
 
 // TestFastChecksAnswerAsOpenAPIFilter holds the compiled checks of the
@@ -30,16 +27,9 @@ import (
 // word for word, the same query (defaults written in) and headers after. The
 // hot reads are admitted by the compiled check itself.
 func TestFastChecksAnswerAsOpenAPIFilter(t *testing.T) {
-	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
-	require.NoError(t, err)
 	admittedOps := map[string]int{}
-	for _, name := range names {
-		data, err := fs.ReadFile(specs.FS, name)
-		require.NoError(t, err)
-		doc, err := openapi3.NewLoader().LoadFromData(data)
-		require.NoError(t, err)
-		router, err := buildPathRouter(doc)
-		require.NoError(t, err)
+	for _, spec := range loadSpecs(t) {
+		name, doc, router := spec.name, spec.doc, spec.router
 		checks := compileFastChecks(doc)
 		opts := &openapi3filter.Options{
 			AuthenticationFunc: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {

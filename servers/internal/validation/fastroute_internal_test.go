@@ -7,11 +7,39 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/specs"
 )
+
+// loadedSpec is one API's spec (name: its path in specs.FS), loaded, with
+// the path router validation builds for it.
+type loadedSpec struct {
+	name   string
+	doc    *openapi3.T
+	router routers.Router
+}
+
+// loadSpecs loads every API's spec and builds its router.
+func loadSpecs(t *testing.T) []loadedSpec {
+	t.Helper()
+	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	out := make([]loadedSpec, 0, len(names))
+	for _, name := range names {
+		data, err := fs.ReadFile(specs.FS, name)
+		require.NoError(t, err)
+		doc, err := openapi3.NewLoader().LoadFromData(data)
+		require.NoError(t, err)
+		router, err := buildPathRouter(doc)
+		require.NoError(t, err)
+		out = append(out, loadedSpec{name: name, doc: doc, router: router})
+	}
+	return out
+}
 
 // TestFastRouterRoutesAsMux holds the fast router to the mux router on every
 // API's spec: for each path template, filled with ordinary values, values
@@ -21,18 +49,10 @@ import (
 // and error. Every operation's own plain
 // path is answered by the fast router itself.
 func TestFastRouterRoutesAsMux(t *testing.T) {
-	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
-	require.NoError(t, err)
-	require.NotEmpty(t, names)
-	for _, name := range names {
+	for _, spec := range loadSpecs(t) {
+		name := spec.name
 		t.Run(strings.TrimSuffix(name, "/openapi.yaml"), func(t *testing.T) {
-			data, err := fs.ReadFile(specs.FS, name)
-			require.NoError(t, err)
-			doc, err := openapi3.NewLoader().LoadFromData(data)
-			require.NoError(t, err)
-			router, err := buildPathRouter(doc)
-			require.NoError(t, err)
-			fast := router.(*fastRouter)
+			fast := spec.router.(*fastRouter)
 			require.NotNil(t, fast.templates, "the fast router takes every template of the %s spec", name)
 
 			literals := map[string]bool{}
