@@ -79,7 +79,6 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-
 // BenchmarkProxyOverhead_PAMList lists the PAM groups three ways in
 // interleaved rounds of the same load (32 clients, 1 s each): directly,
 // through a bare reverse proxy (net/http/httputil's, the HTTP hop alone),
