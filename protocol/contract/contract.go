@@ -24,15 +24,14 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/pathroute"
 	"github.com/apistack/apistack/internal/replay"
 	"github.com/apistack/apistack/internal/xmlbody"
 	"github.com/apistack/apistack/specs"
@@ -162,7 +161,7 @@ func New(spec *openapi3.T, next http.RoundTripper, opts ...Option) (*Transport, 
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	router, err := pathRouter(spec)
+	router, err := pathroute.New(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -281,30 +280,4 @@ func credentialsPresent(_ context.Context, in *openapi3filter.AuthenticationInpu
 		}
 	}
 	return nil
-}
-
-// pathRouter routes on paths alone, like the servers' validation middleware:
-// the spec's servers entry names a host that tests and deployments change.
-func pathRouter(spec *openapi3.T) (routers.Router, error) {
-	doc := *spec
-	seen := map[string]bool{}
-	doc.Servers = nil
-	for _, s := range spec.Servers {
-		path := "/"
-		if u, err := url.Parse(s.URL); err == nil && u.Path != "" {
-			path = u.Path
-		}
-		if !seen[path] {
-			seen[path] = true
-			doc.Servers = append(doc.Servers, &openapi3.Server{URL: path})
-		}
-	}
-	if len(doc.Servers) == 0 {
-		doc.Servers = openapi3.Servers{{URL: "/"}}
-	}
-	r, err := gorillamux.NewRouter(&doc)
-	if err != nil {
-		return nil, fmt.Errorf("contract: build router: %w", err)
-	}
-	return r, nil
 }

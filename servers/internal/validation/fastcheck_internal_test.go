@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -13,9 +14,39 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/specs"
 )
+
+// loadedSpec is one API's spec (name: its path in specs.FS), loaded, with
+// the path router validation builds for it.
+type loadedSpec struct {
+	name   string
+	doc    *openapi3.T
+	router routers.Router
+}
+
+// loadSpecs loads every API's spec and builds its router.
+func loadSpecs(t *testing.T) []loadedSpec {
+	t.Helper()
+	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	out := make([]loadedSpec, 0, len(names))
+	for _, name := range names {
+		data, err := fs.ReadFile(specs.FS, name)
+		require.NoError(t, err)
+		doc, err := openapi3.NewLoader().LoadFromData(data)
+		require.NoError(t, err)
+		router, err := newPathRouter(doc)
+		require.NoError(t, err)
+		out = append(out, loadedSpec{name: name, doc: doc, router: router})
+	}
+	return out
+}
 
 // TestFastChecksAnswerAsOpenAPIFilter holds the compiled checks of the
 // operations without a body to openapi3filter on every API's spec: random

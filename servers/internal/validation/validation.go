@@ -41,10 +41,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 
 	"github.com/apistack/apistack/internal/contractcoverage"
+	"github.com/apistack/apistack/internal/pathroute"
 )
 
 // Options configures the middleware for one API.
@@ -624,47 +624,18 @@ func summarize(causes []Cause) string {
 // server per test. A router is only read once built.
 var pathRouters sync.Map // *openapi3.T -> routers.Router
 
-// newPathRouter returns the router of spec (see buildPathRouter), built
+// newPathRouter returns the router of spec (see pathroute.New), built
 // once per spec.
 func newPathRouter(spec *openapi3.T) (routers.Router, error) {
 	if r, ok := pathRouters.Load(spec); ok {
 		return r.(routers.Router), nil
 	}
-	r, err := buildPathRouter(spec)
+	r, err := pathroute.New(spec)
 	if err != nil {
 		return nil, err
 	}
 	actual, _ := pathRouters.LoadOrStore(spec, r)
 	return actual.(routers.Router), nil
-}
-
-// buildPathRouter routes on paths alone: a servers entry with a host would make
-// the router refuse requests addressed to any other host (127.0.0.1 vs
-// localhost, a port chosen at run time), so the document's servers are
-// replaced with their path parts.
-func buildPathRouter(spec *openapi3.T) (routers.Router, error) {
-	doc := *spec
-	seen := map[string]bool{}
-	var servers openapi3.Servers
-	for _, s := range spec.Servers {
-		path := "/"
-		if u, err := url.Parse(s.URL); err == nil && u.Path != "" {
-			path = u.Path
-		}
-		if !seen[path] {
-			seen[path] = true
-			servers = append(servers, &openapi3.Server{URL: path})
-		}
-	}
-	if len(servers) == 0 {
-		servers = openapi3.Servers{{URL: "/"}}
-	}
-	doc.Servers = servers
-	router, err := gorillamux.NewRouter(&doc)
-	if err != nil {
-		return nil, fmt.Errorf("validation: build router: %w", err)
-	}
-	return newFastRouter(&doc, router), nil
 }
 
 // recorder buffers a response so it can be validated before it is sent. It

@@ -1,4 +1,4 @@
-package validation
+package pathroute
 
 import (
 	"io/fs"
@@ -7,36 +7,25 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/routers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/specs"
 )
 
-// loadedSpec is one API's spec (name: its path in specs.FS), loaded, with
-// the path router validation builds for it.
-type loadedSpec struct {
-	name   string
-	doc    *openapi3.T
-	router routers.Router
-}
-
-// loadSpecs loads every API's spec and builds its router.
-func loadSpecs(t *testing.T) []loadedSpec {
+// loadSpecs loads every API's spec from specs.FS.
+func loadSpecs(t *testing.T) map[string]*openapi3.T {
 	t.Helper()
 	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
 	require.NoError(t, err)
 	require.NotEmpty(t, names)
-	out := make([]loadedSpec, 0, len(names))
+	out := make(map[string]*openapi3.T, len(names))
 	for _, name := range names {
 		data, err := fs.ReadFile(specs.FS, name)
 		require.NoError(t, err)
 		doc, err := openapi3.NewLoader().LoadFromData(data)
 		require.NoError(t, err)
-		router, err := buildPathRouter(doc)
-		require.NoError(t, err)
-		out = append(out, loadedSpec{name: name, doc: doc, router: router})
+		out[name] = doc
 	}
 	return out
 }
@@ -49,10 +38,11 @@ func loadSpecs(t *testing.T) []loadedSpec {
 // and error. Every operation's own plain
 // path is answered by the fast router itself.
 func TestFastRouterRoutesAsMux(t *testing.T) {
-	for _, spec := range loadSpecs(t) {
-		name := spec.name
+	for name, doc := range loadSpecs(t) {
 		t.Run(strings.TrimSuffix(name, "/openapi.yaml"), func(t *testing.T) {
-			fast := spec.router.(*fastRouter)
+			router, err := New(doc)
+			require.NoError(t, err)
+			fast := router.(*fastRouter)
 			require.NotNil(t, fast.templates, "the fast router takes every template of the %s spec", name)
 
 			literals := map[string]bool{}
@@ -139,7 +129,7 @@ paths:
       responses: {"200": {description: ok}}
 `))
 	require.NoError(t, err)
-	router, err := buildPathRouter(doc)
+	router, err := New(doc)
 	require.NoError(t, err)
 	fast := router.(*fastRouter)
 	assert.Nil(t, fast.templates)

@@ -1,21 +1,59 @@
-package validation
+// Package pathroute finds the operation of a request in an OpenAPI document
+// as kin-openapi's gorilla/mux router does, by path alone and, for the
+// plain paths every request of the APIs has, without regular expressions.
+// The servers' validation and the contract checker both route with it, so
+// a request is held to the same operation on either side.
+package pathroute
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
+
+// New returns the router of spec. It routes on paths alone: a servers entry
+// with a host would make the router refuse requests addressed to any other
+// host (127.0.0.1 vs localhost, a port chosen at run time, a deployment's
+// own name), so the document's servers are replaced with their path parts.
+// Plain paths are routed by the fast router, the rest by gorilla/mux.
+func New(spec *openapi3.T) (routers.Router, error) {
+	doc := *spec
+	seen := map[string]bool{}
+	var servers openapi3.Servers
+	for _, s := range spec.Servers {
+		path := "/"
+		if u, err := url.Parse(s.URL); err == nil && u.Path != "" {
+			path = u.Path
+		}
+		if !seen[path] {
+			seen[path] = true
+			servers = append(servers, &openapi3.Server{URL: path})
+		}
+	}
+	if len(servers) == 0 {
+		servers = openapi3.Servers{{URL: "/"}}
+	}
+	doc.Servers = servers
+	router, err := gorillamux.NewRouter(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("pathroute: %w", err)
+	}
+	return newFastRouter(&doc, router), nil
+}
 
 // fastRouter finds a request's operation as the gorilla/mux router of
 // kin-openapi does, without its regular expressions, for the paths every
 // request of the APIs has: plain segments, each template variable a whole
-// segment. It is asked first, on every request, by the validation, the body
-// gate, the journal and the request log; a path it cannot answer for
-// certain (an escaped or unusual character, no template matching, a method
-// the matching path does not take) goes to the mux router, which answers it
-// as it always did.
+// segment. It is asked first, on every request, by the servers' validation,
+// the body gate, the journal, the request log and the contract checker; a
+// path it cannot answer for certain (an escaped or unusual character, no
+// template matching, a method the matching path does not take) goes to the
+// mux router, which answers it as it always did.
 //
 // gorilla/mux tries the templates in the order kin-openapi registers them
 // (openapi3.Paths.InMatchingOrder) and takes the first whose path matches,
