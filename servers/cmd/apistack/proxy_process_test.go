@@ -92,8 +92,8 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // The real binary in front of a PAM service that deviates from the spec:
-// ended by SIGTERM it leaves a whole HAR 1.2 file and exits 1 with
-// --fail-on-violation; killed by SIGKILL it leaves a file that conform
+// ended by SIGTERM it leaves a whole HAR 1.2 file (and its --cpu-profile)
+// and exits 1 with --fail-on-violation; killed by SIGKILL it leaves a file that conform
 // --har and drift still read; drift against serve --demo names each field
 // that drifts and exits 1.
 func TestProxyProcess_SignalsLeaveAReadableHARAndDriftNamesEachField(t *testing.T) {
@@ -103,8 +103,9 @@ func TestProxyProcess_SignalsLeaveAReadableHARAndDriftNamesEachField(t *testing.
 	t.Cleanup(upstream.Close)
 
 	t.Run("SIGTERM", func(t *testing.T) {
-		path := filepath.Join(dir, "term.har")
-		p := startProxyProcess(t, bin, "--api", "pam", "--upstream", upstream.URL, "--record", path, "--fail-on-violation")
+		path, profile := filepath.Join(dir, "term.har"), filepath.Join(dir, "term.pprof")
+		p := startProxyProcess(t, bin, "--api", "pam", "--upstream", upstream.URL, "--record", path, "--fail-on-violation",
+			"--cpu-profile", profile)
 		p.sendDeviatingCalls(t)
 		require.NoError(t, p.Cmd.Process.Signal(syscall.SIGTERM))
 		<-p.Exited()
@@ -113,6 +114,10 @@ func TestProxyProcess_SignalsLeaveAReadableHARAndDriftNamesEachField(t *testing.
 		assert.Regexp(t, `ListGroups\s+1\s+3`, p.out.String())
 		log := hartest.ReadFile(t, path)
 		assert.Len(t, log.Entries, len(harproxytest.Calls))
+		data, err := os.ReadFile(profile)
+		require.NoError(t, err)
+		require.Greater(t, len(data), 2)
+		assert.Equal(t, []byte{0x1f, 0x8b}, data[:2], "--cpu-profile leaves a pprof profile (gzipped) once the proxy has stopped")
 	})
 
 	t.Run("SIGKILL", func(t *testing.T) {

@@ -96,8 +96,9 @@ type Proxy struct {
 	// recorded, off the handlers' path; it is bounded (a handler that finds
 	// it full waits), so the kept bodies are bounded too. Up to maxWorkers
 	// workers drain it, each started when an exchange finds fewer at work
-	// and ending when it finds the queue empty; a worker lives on while
-	// traffic flows, so the validator's deep calls find its stack grown.
+	// and ending when it has found the queue empty for workerLinger; a
+	// worker lives on while traffic flows, so the validator's deep calls
+	// find its stack grown.
 	queue      chan *exchange
 	mu         sync.Mutex
 	workers    int
@@ -257,8 +258,17 @@ func (p *Proxy) record(x *exchange) {
 	}
 }
 
-// work checks and records queued exchanges until it finds none.
+// workerLinger is how long a worker waits for the next exchange once it
+// finds the queue empty before it ends: under steady traffic the queue
+// empties between exchanges all the time, and a worker started anew each
+// time would grow its stack again for the validator's deep calls.
+const workerLinger = 500 * time.Millisecond
+
+// work checks and records queued exchanges until it has found none for
+// workerLinger.
 func (p *Proxy) work() {
+	idle := time.NewTimer(workerLinger)
+	defer idle.Stop()
 	for {
 		select {
 		case x := <-p.queue:
@@ -266,10 +276,12 @@ func (p *Proxy) work() {
 			x.reqBody.release()
 			x.respBody.release()
 			p.pending.Done()
-		default:
+			idle.Reset(workerLinger)
+		case <-idle.C:
 			p.mu.Lock()
 			if len(p.queue) > 0 {
 				p.mu.Unlock()
+				idle.Reset(workerLinger)
 				continue
 			}
 			p.workers--
