@@ -179,6 +179,47 @@ func TestReplicas_AnEntityChangedThroughOneReplicaIsAnsweredChangedByTheOtherAtO
 	assert.Equal(t, http.StatusOK, get(items[1].Guid))
 }
 
+// A login through one replica is announced to no other (only tokens found
+// are cached, so no replica can hold the new one's absence): the other
+// replica hears nothing and keeps its caches; a token deleted through one
+// replica (as a sandbox's reset does) is refused by the other as soon as it
+// heard the commit, though it had the token cached.
+func TestReplicas_ALoginIsAnnouncedToNoOtherReplicaAndADeletedTokenIsRefusedByIt(t *testing.T) {
+	ctx := context.Background()
+	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
+	guid, _ := setUpReplicas(t, replicas)
+	creds, err := replicas[0].srv.Operator().CreateClient(ctx, "second client", []string{guid})
+	require.NoError(t, err)
+	login := func() string {
+		resp, err := replicaClient(t, replicas[0].url, "").LoginWithResponse(ctx, restaurantapi.LoginJSONRequestBody{
+			ClientId: creds.ClientID, ClientSecret: creds.ClientSecret, UserAccessType: restaurantapi.AuthenticationRequestUserAccessTypePLATFORMMACHINECLIENT})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode(), string(resp.Body))
+		return resp.JSON200.Token.AccessToken
+	}
+	token := login()
+	list := func() int {
+		resp, err := replicaClient(t, replicas[1].url, token).ListMenusWithResponse(ctx, &restaurantapi.ListMenusParams{PlatformRestaurantExternalID: guid})
+		require.NoError(t, err)
+		return resp.StatusCode()
+	}
+	require.NoError(t, sqldb.Sync(ctx, replicas[1].db))
+	require.Equal(t, http.StatusOK, list(), "replica 2 reads and caches the token")
+
+	heard := sqldb.HeardOn(replicas[1].db)
+	for range 5 {
+		login()
+	}
+	require.NoError(t, sqldb.Sync(ctx, replicas[1].db))
+	assert.Equal(t, heard, sqldb.HeardOn(replicas[1].db), "a login is not announced")
+
+	_, err = replicas[0].db.ExecContext(ctx, `DELETE FROM tokens WHERE client_id = $1`, creds.ClientID)
+	require.NoError(t, err)
+	require.NoError(t, sqldb.Sync(ctx, replicas[1].db))
+	assert.Equal(t, heard+1, sqldb.HeardOn(replicas[1].db), "a deletion is announced")
+	assert.Equal(t, http.StatusUnauthorized, list(), "replica 2 refuses the deleted token it had cached")
+}
+
 func TestReplicas_ARateLimitIsSharedExactlyAcrossReplicas(t *testing.T) {
 	tests := []struct {
 		name                 string

@@ -97,8 +97,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	limits := ratelimit.StoreFor(st.db)
 	tokens := cache.New[tokenEntry](credentialCacheSize, credentialCacheTTL)
 	grants := cache.New[struct{}](credentialCacheSize, credentialCacheTTL)
-	st.db.Follow(tokens)
-	st.db.Follow(grants)
+	// Another replica's commit drops a credential cache only when it
+	// changed a table the cache reads (tokenByHash, access): only what was
+	// found is cached, so a new token, client, grant or restaurant changes
+	// no cached entry; a deletion (a sandbox's reset) does.
+	st.db.FollowTables(tokens, sqldb.Dependency{Table: "tokens"}, sqldb.Dependency{Table: "api_clients"})
+	st.db.FollowTables(grants, sqldb.Dependency{Table: "client_grants"}, sqldb.Dependency{Table: "restaurants"})
 	return &Server{
 		cfg:    cfg,
 		store:  st,
