@@ -75,8 +75,10 @@ func (d *DB) commitBatch(ctx context.Context, batch []*batchedWrite) []error {
 		}
 		return errs
 	}
-	d.writer.Lock()
-	defer d.writer.Unlock()
+	if err := d.writer.lock(ctx); err != nil {
+		return fail(err)
+	}
+	defer d.writer.unlock()
 	raw, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fail(fmt.Errorf("begin: %w", err))

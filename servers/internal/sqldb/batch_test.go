@@ -202,3 +202,29 @@ func TestGroupCommit_AWriteGivenUpBeforeItsBatchIsNotCommitted(t *testing.T) {
 	require.ErrorIs(t, <-late, context.Canceled)
 	assert.Equal(t, map[string]int{"first": 1}, kv(t, db), "the write given up was not run")
 }
+
+// A transaction waiting for the SQLite writer gives up when its context
+// ends, with the context's error, and leaves the writer to those after it:
+// a request its client abandoned does not wait out the writes before it.
+func TestBeginTx_AWaitForTheWriterEndsWithItsContext(t *testing.T) {
+	db := open(t)
+	release := holdWriter(t, db)
+	ctx, cancel := context.WithCancel(context.Background())
+	waited := make(chan error, 1)
+	go func() {
+		tx, err := db.BeginTx(ctx, nil)
+		if err == nil {
+			_ = tx.Rollback()
+		}
+		waited <- err
+	}()
+	cancel()
+	err := <-waited
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "wait for the SQLite writer")
+
+	release()
+	tx, err := db.BeginTx(context.Background(), nil)
+	require.NoError(t, err, "the writer is free once its holder is done: the abandoned wait took nothing")
+	require.NoError(t, tx.Rollback())
+}

@@ -60,7 +60,7 @@ type DB struct {
 	// writer, when not nil, is held by every write (ExecContext outside a
 	// transaction, and a whole transaction) on SQLite: see
 	// Options.SerializeWrites.
-	writer *sync.Mutex
+	writer writerLock
 	// group, with writer, commits concurrent writes together (see
 	// batch.go).
 	group *GroupCommit[*batchedWrite]
@@ -278,7 +278,7 @@ func New(db *sql.DB, opts Options) *DB {
 		d.dialect = Postgres
 	}
 	if opts.SerializeWrites && d.dialect == SQLite {
-		d.writer = &sync.Mutex{}
+		d.writer = make(writerLock, 1)
 		// No time bound on a batch: its transaction runs its writes one
 		// after the other, each under its caller's context, however long
 		// the batch; a bound would end the transaction under writes that
@@ -519,8 +519,10 @@ func (d *DB) execAlone(ctx context.Context, query string, args []any) (sql.Resul
 		return nil, err
 	}
 	if d.writer != nil {
-		d.writer.Lock()
-		defer d.writer.Unlock()
+		if err := d.writer.lock(ctx); err != nil {
+			return nil, err
+		}
+		defer d.writer.unlock()
 	}
 	res, err := execOn(ctx, st, nil, d.db, d.Rebind(query), args)
 	if err == nil {
@@ -544,12 +546,14 @@ func (d *DB) execAlone(ctx context.Context, query string, args []any) (sql.Resul
 // under concurrency.
 func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 	if d.writer != nil {
-		d.writer.Lock()
+		if err := d.writer.lock(ctx); err != nil {
+			return nil, err
+		}
 	}
 	tx, err := d.db.BeginTx(ctx, opts)
 	if err != nil {
 		if d.writer != nil {
-			d.writer.Unlock()
+			d.writer.unlock()
 		}
 		return nil, err
 	}
@@ -783,10 +787,34 @@ func (t *Tx) Rollback() error {
 	return t.tx.Rollback()
 }
 
+// writerLock is the SQLite writer (Options.SerializeWrites): a lock whose
+// waiter gives up when its context ends, so a request its client abandoned
+// does not wait out the writes queued before it (sync.Mutex cannot be left).
+// Waiters take it in the order they came.
+type writerLock chan struct{}
+
+// lock waits for the writer, or for ctx to end (its error).
+func (l writerLock) lock(ctx context.Context) error {
+	select {
+	case l <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case l <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for the SQLite writer: %w", ctx.Err())
+	}
+}
+
+// unlock lets the next writer in.
+func (l writerLock) unlock() { <-l }
+
 // release lets the next writer in, once.
 func (t *Tx) release() {
 	if t.db.writer != nil {
-		t.done.Do(t.db.writer.Unlock)
+		t.done.Do(t.db.writer.unlock)
 	}
 }
 
