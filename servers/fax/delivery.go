@@ -37,6 +37,11 @@ func SignatureMessage(timestamp string, body []byte) []byte {
 	return append(msg, body...)
 }
 
+// sign is the Webhook-Signature-Ed25519 of body sent at timestamp.
+func (s *Server) sign(timestamp string, body []byte) string {
+	return base64.StdEncoding.EncodeToString(ed25519.Sign(s.signingKey, SignatureMessage(timestamp, body)))
+}
+
 // deliveryBatch bounds how many outcomes are recorded in one transaction,
 // and how many pending events are claimed at once.
 const deliveryBatch = 512
@@ -322,7 +327,7 @@ func (d *delivery) post(ctx context.Context, clk clock.Clock, target string, e o
 		return backoff.Permanent(err)
 	}
 	ts := strconv.FormatInt(s.clock.Now().Unix(), 10)
-	sig := base64.StdEncoding.EncodeToString(ed25519.Sign(s.signingKey, SignatureMessage(ts, body)))
+	sig := s.sign(ts, body)
 	tsInt, _ := strconv.ParseInt(ts, 10, 64)
 	u, err := url.Parse(target)
 	if err != nil {

@@ -313,7 +313,8 @@ const frozenClaim = "snapshot"
 // copyTenants copies the account of set from into a new account of set to,
 // in one transaction inside the database: its profiles, applications,
 // documents, faxes, events and delivery attempts (ids remapped in the
-// statements that copy them, from's webhook inbox replaced by to's), its
+// statements that copy them, from's webhook inbox replaced by to's, each
+// attempt signed again over its new body), its
 // numbers (each given a free number of the sets' range, since numbers are
 // global; the faxes and events name the new ones), and its API keys (each
 // a new key).
@@ -442,6 +443,9 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 			append(append([]any{fromInbox, toInbox}, dataArgs...), tag, old)...); err != nil {
 			return fmt.Errorf("copy delivery attempts: %w", err)
 		}
+		if err := s.resignCopiedAttempts(ctx, tx, acct); err != nil {
+			return err
+		}
 		// Every key is new.
 		hashes, err := queryStrings(ctx, tx, `SELECT id FROM api_keys WHERE account_id = ? ORDER BY created_at, id`, old)
 		if err != nil {
@@ -490,6 +494,45 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 
 // textOf is the SQL of the bytes column col as text; blobOf of the text
 // expr as bytes.
+// resignCopiedAttempts signs again the delivery attempts copied into
+// account acct: a copied body names the copy's ids, so the signature it was
+// sent with no longer holds for it. Each is signed over its new body with
+// its own timestamp, as the sender would have signed it, so a receiver (or
+// a test) checking the copy's log verifies it as it verified the
+// original's.
+func (s *Server) resignCopiedAttempts(ctx context.Context, tx *sqldb.Tx, acct string) error {
+	type attempt struct {
+		id      int64
+		headers string
+		body    []byte
+	}
+	attempts, err := apistore.Collect(ctx, tx, func(rows *sql.Rows, a *attempt) error { return rows.Scan(&a.id, &a.headers, &a.body) },
+		`SELECT a.id, a.headers, a.body FROM delivery_attempts a JOIN faxes f ON f.id = a.fax_id
+		WHERE f.account_id = ? AND a.body IS NOT NULL ORDER BY a.id`, acct)
+	if err != nil {
+		return fmt.Errorf("read copied delivery attempts: %w", err)
+	}
+	for _, a := range attempts {
+		var headers map[string]string
+		if err := json.Unmarshal([]byte(a.headers), &headers); err != nil {
+			return fmt.Errorf("read delivery attempt %d's headers: %w", a.id, err)
+		}
+		ts := headers[HeaderTimestamp]
+		if headers[HeaderSignature] == "" || ts == "" {
+			continue
+		}
+		headers[HeaderSignature] = s.sign(ts, a.body)
+		data, err := json.Marshal(headers)
+		if err != nil {
+			return fmt.Errorf("sign delivery attempt %d again: %w", a.id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE delivery_attempts SET headers = ? WHERE id = ?`, string(data), a.id); err != nil {
+			return fmt.Errorf("sign delivery attempt %d again: %w", a.id, err)
+		}
+	}
+	return nil
+}
+
 func textOf(pg bool, col string) string {
 	if pg {
 		return `convert_from(` + col + `, 'UTF8')`

@@ -68,6 +68,7 @@ func TestSnapshots_AForkOfASandboxWithRedeliveriesHoldsItsWebhookLogWithNewIDs(t
 		assert.NotEqual(t, o.Event.Id, n.Event.Id, "attempt %d: the fork's event has an id of its own", i)
 		assert.Contains(t, n.Body, n.Event.Id, "attempt %d: the body names the fork's event", i)
 		assert.NotContains(t, n.Body, o.Event.Id, "attempt %d", i)
+		e.verify(t, f, n) // signed over the fork's body, as a receiver checks it
 		if id, ok := ids[o.Event.Id]; ok {
 			assert.Equal(t, id, n.Event.Id, "attempt %d: a redelivery keeps its event's new id", i)
 		}
