@@ -41,7 +41,7 @@ func (f Finding) String() string {
 // returns the findings and how many entries were checked; entries with no
 // answer are checked on their request alone.
 func CheckLog(ctx context.Context, api contract.API, log *har.Log) ([]Finding, int, error) {
-	checker, err := contract.ForAPI(api, nil)
+	checker, err := newChecker(api)
 	if err != nil {
 		return nil, 0, fmt.Errorf("conform --har: %w", err)
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/apistack/apistack/clients/contract"
 	faxclient "github.com/apistack/apistack/clients/fax"
 	"github.com/apistack/apistack/servers/internal/har"
+	"github.com/apistack/apistack/servers/internal/validation"
 )
 
 // ReportPath is where the proxy serves its live summary, on its own address.
@@ -142,7 +143,7 @@ func New(cfg Config) (*Proxy, error) {
 				req.Header.Get("Webhook-Signature-Ed25519"), body, cfg.Now(), WebhookTolerance)
 		}))
 	}
-	checker, err := contract.ForAPI(cfg.API, nil, opts...)
+	checker, err := newChecker(cfg.API, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("harproxy: %w", err)
 	}
@@ -158,6 +159,18 @@ func New(cfg Config) (*Proxy, error) {
 		BufferPool:     copyBuffers,
 	}
 	return p, nil
+}
+
+// newChecker is the contract checker of api, reading JSON bodies as the
+// servers' validation does (validation.StrictJSONDecoder: duplicate
+// members, trailing data and deep nesting refused), which the tests'
+// checker does too once a server is built in their process: the proxy and
+// conform --har hold traffic to the spec exactly as the tests hold the
+// stand-ins. It also reads a body in about half encoding/json's time
+// (validation.BenchmarkDecodeJSON).
+func newChecker(api contract.API, opts ...contract.Option) (*contract.Transport, error) {
+	validation.RegisterDecoders()
+	return contract.ForAPI(api, nil, opts...)
 }
 
 // copyBuffers lends ReverseProxy the buffers it streams answers through:
@@ -262,12 +275,13 @@ func (p *Proxy) record(x *exchange) {
 // finds the queue empty before it ends: under steady traffic the queue
 // empties between exchanges all the time, and a worker started anew each
 // time would grow its stack again for the validator's deep calls.
-const workerLinger = 500 * time.Millisecond
+var workerLinger = 500 * time.Millisecond
 
 // work checks and records queued exchanges until it has found none for
 // workerLinger.
 func (p *Proxy) work() {
-	idle := time.NewTimer(workerLinger)
+	linger := workerLinger
+	idle := time.NewTimer(linger)
 	defer idle.Stop()
 	for {
 		select {
@@ -276,12 +290,12 @@ func (p *Proxy) work() {
 			x.reqBody.release()
 			x.respBody.release()
 			p.pending.Done()
-			idle.Reset(workerLinger)
+			idle.Reset(linger)
 		case <-idle.C:
 			p.mu.Lock()
 			if len(p.queue) > 0 {
 				p.mu.Unlock()
-				idle.Reset(workerLinger)
+				idle.Reset(linger)
 				continue
 			}
 			p.workers--

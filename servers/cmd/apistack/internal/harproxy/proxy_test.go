@@ -227,6 +227,10 @@ func TestProxy_BodiesBeyondTheMemoryBoundAreRecordedCut(t *testing.T) {
 // each client was sent, and the recording goes on after the queue ran dry
 // and its workers ended.
 func TestProxy_ConcurrentExchangesAreEachRecordedOnce(t *testing.T) {
+	// Workers that end soon after the queue runs dry, so that the second
+	// burst starts them again.
+	old := harproxy.SetWorkerLinger(time.Millisecond)
+	t.Cleanup(func() { harproxy.SetWorkerLinger(old) })
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		harproxytest.RateHeaders(w.Header(), true)
 		w.Header().Set("Content-Type", "application/json")
@@ -258,8 +262,9 @@ func TestProxy_ConcurrentExchangesAreEachRecordedOnce(t *testing.T) {
 	burst(0)
 	p.Wait()
 	assert.Equal(t, clients*each, p.Report().Exchanges)
-	// The workers have found the queue empty and ended by now or will:
-	// a second burst is recorded all the same.
+	// The workers find the queue empty and end; a second burst is
+	// recorded all the same.
+	require.Eventually(t, func() bool { return p.Workers() == 0 }, 10*time.Second, time.Millisecond)
 	burst(1)
 	log := finish(t, p, path)
 	require.Len(t, log.Entries, 2*clients*each)
@@ -303,6 +308,31 @@ func TestProxy_CompressedAnswersPassAsSentAndAreCheckedDecoded(t *testing.T) {
 	assert.Equal(t, doc, log.Entries[0].Response.Content.Text)
 	assert.Equal(t, int64(zipped.Len()), log.Entries[0].Response.BodySize)
 	assert.Empty(t, log.Entries[0].Violations)
+}
+
+// A JSON answer is read as the servers' validation reads one: a member
+// written twice (which JSON readers resolve differently) is a violation of
+// the answer, and the answer still passes as it came.
+func TestProxy_AJSONAnswerWithAMemberTwiceIsAViolation(t *testing.T) {
+	const doc = `{"list":[],"list":[{"id":"x"}]}`
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		harproxytest.RateHeaders(w.Header(), true)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, doc)
+	}))
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	proxyURL, p, path := startProxy(t, harproxy.Config{API: contract.PAM, Upstream: u})
+	status, _, body := send(t, "GET", proxyURL+"/v1/teams/demo/groups", "", "", "Authorization", "Bearer x")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, doc, string(body))
+	log := finish(t, p, path)
+	require.Len(t, log.Entries, 1)
+	require.NotEmpty(t, log.Entries[0].Violations)
+	v := log.Entries[0].Violations[0]
+	assert.Equal(t, "response", v.Where)
+	assert.Equal(t, "/body", v.Pointer)
+	assert.Contains(t, v.Message, `duplicate key "list"`)
 }
 
 func TestProxy_UpstreamDownIs502AndRecorded(t *testing.T) {
