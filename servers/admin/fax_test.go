@@ -371,3 +371,14 @@ func read(r *http.Response, err error) (int, []byte, error) {
 	b, err := io.ReadAll(r.Body)
 	return r.StatusCode, b, err
 }
+
+func TestGetFaxAccount_AnswersTheAccountCreated(t *testing.T) {
+	env := startFax(t)
+	ctx := context.Background()
+	created := env.createAccount(t, "harbour")
+	got, err := env.admin.GetFaxAccountWithResponse(ctx, "harbour")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	assert.Equal(t, created.Account.Id, got.JSON200.Id)
+	assert.Equal(t, "harbour", got.JSON200.Name)
+}

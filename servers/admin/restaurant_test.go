@@ -231,3 +231,22 @@ func TestImportHoldsNoWriterWhileItsBodyArrives(t *testing.T) {
 	require.Equal(t, http.StatusOK, a.resp.StatusCode(), string(a.resp.Body))
 	assert.Equal(t, 6000, a.resp.JSON200.Counts["menuItems"])
 }
+
+func TestImportRestaurantConfiguration_AValidDocumentIsImportedWhole(t *testing.T) {
+	env := startRestaurantAdmin(t)
+	ctx := context.Background()
+	guid := env.newRestaurant(t, "Dockside")
+
+	data, err := json.Marshal(restaurant.Demo(restaurant.DemoOptions{MenuItems: 7, Seed: 3}))
+	require.NoError(t, err)
+	var doc adminapi.RestaurantConfiguration
+	require.NoError(t, json.Unmarshal(data, &doc))
+	imported, err := env.api.ImportRestaurantConfigurationWithResponse(ctx, guid, doc)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, imported.StatusCode(), string(imported.Body))
+
+	got, err := env.api.GetRestaurantWithResponse(ctx, guid)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	assert.Contains(t, string(got.Body), `"menuItems":7`, "the restaurant counts what was imported")
+}
