@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +25,7 @@ import (
 	"github.com/apistack/apistack/servers/fax"
 	"github.com/apistack/apistack/servers/internal/stacktest"
 	"github.com/apistack/apistack/servers/internal/tenantapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -298,7 +298,7 @@ func TestFaxAdmin_AnswersEachMistakeWithItsError(t *testing.T) {
 	require.NoError(t, err)
 	inbound := func(to string, doc []byte, outcome adminapi.FaxInboundOutcome) func() (int, []byte, error) {
 		return func() (int, []byte, error) {
-			return read(env.admin.ClientInterface.InjectFaxInbound(ctx, adminapi.FaxInboundRequest{From: "+14155550123", To: to, Document: doc, Outcome: outcome}))
+			return testkit.ReadAnswer(env.admin.ClientInterface.InjectFaxInbound(ctx, adminapi.FaxInboundRequest{From: "+14155550123", To: to, Document: doc, Outcome: outcome}))
 		}
 	}
 	tests := []struct {
@@ -308,34 +308,34 @@ func TestFaxAdmin_AnswersEachMistakeWithItsError(t *testing.T) {
 		wantName adminapi.ErrorError
 	}{
 		{"an account name taken", func() (int, []byte, error) {
-			return read(env.admin.ClientInterface.CreateFaxAccount(ctx, adminapi.FaxCreateAccountRequest{Name: "acme"}))
+			return testkit.ReadAnswer(env.admin.ClientInterface.CreateFaxAccount(ctx, adminapi.FaxCreateAccountRequest{Name: "acme"}))
 		}, http.StatusConflict, adminapi.ErrorErrorConflict},
 		{"an unknown account", func() (int, []byte, error) {
-			return read(env.admin.ClientInterface.GetFaxAccount(ctx, "nobody"))
+			return testkit.ReadAnswer(env.admin.ClientInterface.GetFaxAccount(ctx, "nobody"))
 		}, http.StatusNotFound, adminapi.ErrorErrorNotFound},
 		{"another account's number", func() (int, []byte, error) {
-			return read(env.admin.ClientInterface.SetFaxNumber(ctx, "initech", acme.number, adminapi.FaxSetNumberRequest{}))
+			return testkit.ReadAnswer(env.admin.ClientInterface.SetFaxNumber(ctx, "initech", acme.number, adminapi.FaxSetNumberRequest{}))
 		}, http.StatusConflict, adminapi.ErrorErrorConflict},
 		{"another account's application", func() (int, []byte, error) {
 			app := uuid.New()
-			return read(env.admin.ClientInterface.SetFaxNumber(ctx, "initech", "+13125550170", adminapi.FaxSetNumberRequest{ApplicationId: &app}))
+			return testkit.ReadAnswer(env.admin.ClientInterface.SetFaxNumber(ctx, "initech", "+13125550170", adminapi.FaxSetNumberRequest{ApplicationId: &app}))
 		}, http.StatusNotFound, adminapi.ErrorErrorNotFound},
 		{"a number that is not E.164", func() (int, []byte, error) {
-			return read(env.admin.ClientInterface.SetFaxNumber(ctx, "initech", "+1999", adminapi.FaxSetNumberRequest{}))
+			return testkit.ReadAnswer(env.admin.ClientInterface.SetFaxNumber(ctx, "initech", "+1999", adminapi.FaxSetNumberRequest{}))
 		}, http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest},
 		{"an unknown key to revoke", func() (int, []byte, error) {
-			return read(env.admin.ClientInterface.RevokeFaxAPIKey(ctx, "acme", uuid.New()))
+			return testkit.ReadAnswer(env.admin.ClientInterface.RevokeFaxAPIKey(ctx, "acme", uuid.New()))
 		}, http.StatusNotFound, adminapi.ErrorErrorNotFound},
 		{"an inbound fax to a number on no application", inbound("+13125550199", env.pdf, adminapi.FaxInboundOutcomeReceived),
 			http.StatusNotFound, adminapi.ErrorErrorNotFound},
 		{"an inbound document that is not a PDF", inbound(acme.number, []byte("hello"), adminapi.FaxInboundOutcomeReceived),
 			http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest},
 		{"an unknown inbound outcome", func() (int, []byte, error) {
-			return read(env.raw.InjectFaxInbound(ctx, adminapi.FaxInboundRequest{From: "+14155550123", To: acme.number, Document: env.pdf, Outcome: "lost"}))
+			return testkit.ReadAnswer(env.raw.InjectFaxInbound(ctx, adminapi.FaxInboundRequest{From: "+14155550123", To: acme.number, Document: env.pdf, Outcome: "lost"}))
 		},
 			http.StatusBadRequest, adminapi.ErrorErrorInvalidRequest},
 		{"an inbound fax as plain text", func() (int, []byte, error) {
-			return read(env.raw.InjectFaxInboundWithBody(ctx, "text/plain", bytes.NewReader([]byte("fax"))))
+			return testkit.ReadAnswer(env.raw.InjectFaxInboundWithBody(ctx, "text/plain", bytes.NewReader([]byte("fax"))))
 		}, http.StatusUnsupportedMediaType, adminapi.ErrorErrorUnsupportedContentType},
 	}
 	for _, tt := range tests {
@@ -362,12 +362,13 @@ func TestFaxAdmin_RefusesCallsWithoutTheAdminToken(t *testing.T) {
 	assert.Nil(t, r.JSON200)
 }
 
-// read returns the status and body of a response.
-func read(r *http.Response, err error) (int, []byte, error) {
-	if err != nil {
-		return 0, nil, err
-	}
-	defer r.Body.Close()
-	b, err := io.ReadAll(r.Body)
-	return r.StatusCode, b, err
+func TestGetFaxAccount_AnswersTheAccountCreated(t *testing.T) {
+	env := startFax(t)
+	ctx := context.Background()
+	created := env.createAccount(t, "harbour")
+	got, err := env.admin.GetFaxAccountWithResponse(ctx, "harbour")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	assert.Equal(t, created.Account.Id, got.JSON200.Id)
+	assert.Equal(t, "harbour", got.JSON200.Name)
 }

@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // clientFrom is an HTTP client whose connections come from the loopback
@@ -21,12 +22,7 @@ func clientFrom(ip string) *http.Client {
 func TestWrongAdminTokens_AreLimitedPerSource(t *testing.T) {
 	a := startAdmin(t, false)
 	get := func(c *http.Client, token string) *http.Response {
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, a.url+"/pam/maintenance", nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := c.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
+		resp, _ := testkit.Request{Method: http.MethodGet, URL: a.url + "/pam/maintenance", Token: token, Client: c}.Do(t)
 		return resp
 	}
 	attacker, other := clientFrom("127.0.0.2"), clientFrom("127.0.0.3")

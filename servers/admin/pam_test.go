@@ -167,3 +167,44 @@ func TestCreatePAMHumanUser_AddsAHumanTheDirectoryShows(t *testing.T) {
 	})
 	assert.Equal(t, http.StatusOK, code)
 }
+
+func TestPAMTeams_CreateReadDisableAndBootstrapAServiceUser(t *testing.T) {
+	_, c := start(t)
+	ctx := context.Background()
+
+	created, err := c.CreatePAMTeamWithResponse(ctx, adminapi.CreatePAMTeamRequest{Name: "orbit"})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	assert.Equal(t, "orbit", created.JSON201.Name)
+	assert.False(t, created.JSON201.Disabled)
+	again, err := c.CreatePAMTeamWithResponse(ctx, adminapi.CreatePAMTeamRequest{Name: "orbit"})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, again.StatusCode(), "a team name is taken once")
+
+	got, err := c.GetPAMTeamWithResponse(ctx, "orbit")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, got.StatusCode(), string(got.Body))
+	assert.Equal(t, created.JSON201.Id, got.JSON200.Id)
+
+	user, err := c.BootstrapPAMServiceUserWithResponse(ctx, "orbit", adminapi.BootstrapPAMServiceUserRequest{
+		Name: "deployer", Group: "ops", Roles: []adminapi.PAMRole{"pam_admin"}})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, user.StatusCode(), string(user.Body))
+	dup, err := c.BootstrapPAMServiceUserWithResponse(ctx, "orbit", adminapi.BootstrapPAMServiceUserRequest{
+		Name: "deployer", Group: "ops", Roles: []adminapi.PAMRole{"pam_admin"}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, dup.StatusCode(), "a service user name is taken once per team")
+
+	quotas, err := c.GetPAMQuotasWithResponse(ctx, "orbit")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, quotas.StatusCode(), string(quotas.Body))
+
+	disabled := true
+	updated, err := c.UpdatePAMTeamWithResponse(ctx, "orbit", adminapi.UpdatePAMTeamRequest{Disabled: &disabled})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, updated.StatusCode(), string(updated.Body))
+	assert.True(t, updated.JSON200.Disabled)
+	got, err = c.GetPAMTeamWithResponse(ctx, "orbit")
+	require.NoError(t, err)
+	assert.True(t, got.JSON200.Disabled, "the change is kept")
+}

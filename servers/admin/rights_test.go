@@ -12,6 +12,7 @@ import (
 	"github.com/apistack/apistack/gen/adminserver"
 	"github.com/apistack/apistack/servers/admin"
 	"github.com/apistack/apistack/servers/internal/rights"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
 
@@ -41,7 +42,6 @@ func TestRights_EveryOperationIsTheAdminTokensOnly(t *testing.T) {
 	// nor those 404s are what the spec describes, so nothing is checked
 	// against it here but the rights.
 	url := serveAdmin(t, admin.Config{Token: adminToken, PAM: pamtest.Start(t, pamtest.Options{}).Operator, WrongTokenBurst: 1000})
-	client := http.DefaultClient
 	param := regexp.MustCompile(`\{([a-z_]+)\}`)
 	paths := doc.Paths.Map()
 	names := make([]string, 0, len(paths))
@@ -61,12 +61,7 @@ func TestRights_EveryOperationIsTheAdminTokensOnly(t *testing.T) {
 				token string
 				admin bool
 			}{{adminToken, true}, {"sbt_not-an-admin-token", false}} {
-				req, err := http.NewRequest(method, url+target, nil)
-				require.NoError(t, err)
-				req.Header.Set("Authorization", "Bearer "+tc.token)
-				resp, err := client.Do(req)
-				require.NoError(t, err)
-				require.NoError(t, resp.Body.Close())
+				resp, _ := testkit.Request{Method: method, URL: url + target, Token: tc.token}.Do(t)
 				if tc.admin {
 					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, resp.StatusCode, "%s with the admin token", op.OperationID)
 				} else {

@@ -23,17 +23,7 @@ import (
 // postForm sends a form-encoded request as the service description shows.
 func (h *harness) postForm(form url.Values, key string) (int, faxapi.Errors, faxapi.FaxResponse) {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, h.url+"/v2/faxes", strings.NewReader(form.Encode()))
-	require.NoError(h.t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(h.t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(h.t, err)
+	resp, body := testkit.Request{Method: http.MethodPost, URL: h.url + "/v2/faxes", Token: key}.Form(form).Do(h.t)
 	var errs faxapi.Errors
 	var fax faxapi.FaxResponse
 	if resp.StatusCode == http.StatusAccepted {

@@ -17,6 +17,7 @@ import (
 	"github.com/apistack/apistack/internal/contractsweep"
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // sweepBodies are well-formed bodies for the operations that take one,
@@ -78,16 +79,8 @@ func (h *harness) rawStatus(t *testing.T, method, path, contentType string, body
 	rt, err := contract.ForAPI(contract.Fax, nil, contract.WithoutRequestValidation(),
 		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
-	req, err := http.NewRequest(method, h.url+path, bytes.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+h.key)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := (&http.Client{Transport: rt}).Do(req)
-	require.NoError(t, err)
-	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, answer := testkit.Request{Method: method, URL: h.url + path, Token: h.key, Body: bytes.NewReader(body), ContentType: contentType,
+		Client: &http.Client{Transport: rt}}.Do(t)
 	t.Logf("%s %s: %d %s", method, path, resp.StatusCode, answer)
 	return resp.StatusCode
 }

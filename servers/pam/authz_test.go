@@ -1,10 +1,7 @@
 package pam_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -21,6 +18,7 @@ import (
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/rights/rightstest"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
@@ -99,23 +97,14 @@ func target(t *testing.T, op rightstest.Op, team, sfx, keyID string) string {
 // answer against the spec, and returns the status and body.
 func call(t *testing.T, client *http.Client, baseURL string, op rightstest.Op, team, sfx, keyID, token string) (int, []byte) {
 	t.Helper()
-	var body io.Reader
+	req := testkit.Request{Method: op.Method, URL: baseURL + target(t, op, team, sfx, keyID), Token: token, Client: client}
 	if op.Body != "" {
 		build, ok := bodies[op.Body]
 		require.True(t, ok, "%s: the walk has no request body of schema %s", op.ID, op.Body)
-		b, err := json.Marshal(build(sfx))
-		require.NoError(t, err)
-		body = bytes.NewReader(b)
+		req = req.JSON(build(sfx))
 	}
-	req, err := http.NewRequest(op.Method, baseURL+target(t, op, team, sfx, keyID), body)
-	require.NoError(t, err)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	code, out, err := do(client.Do(req))
-	require.NoError(t, err)
-	return code, out
+	resp, out := req.Do(t)
+	return resp.StatusCode, out
 }
 
 // walkRights calls every operation of doc on the server at baseURL (the
@@ -212,16 +201,6 @@ func TestRoles_ASpecWithoutRightsDoesNotStart(t *testing.T) {
 	assert.Contains(t, err.Error(), rights.Extension)
 }
 
-// do returns the status and body of an answer.
-func do(resp *http.Response, err error) (int, []byte, error) {
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, body, err
-}
-
 func suffix(role string) string {
 	if role == "" {
 		return "none"
@@ -254,7 +233,7 @@ func snapshot(t *testing.T, api *pamapi.ClientWithResponses, team, sfx, tok stri
 	}
 	var out []string
 	for _, call := range calls {
-		code, body, err := do(call())
+		code, body, err := testkit.ReadAnswer(call())
 		require.NoError(t, err)
 		require.Equal(t, http.StatusOK, code, string(body))
 		out = append(out, string(body))
@@ -298,7 +277,7 @@ func TestIsolation_ATokenOfOneTeamReadsAndChangesNothingOfAnother(t *testing.T) 
 	}
 	assert.Equal(t, before, snapshot(t, api, "other", "x", otherTok), "team other is unchanged")
 	// The key of the other team cannot be deleted through acme's own path either.
-	code, body, err := do(api.ClientInterface.DeleteServiceUserKey(ctx, "acme", "svc-x", keyIDs["other"], bearer(acmeTok)))
+	code, body, err := testkit.ReadAnswer(api.ClientInterface.DeleteServiceUserKey(ctx, "acme", "svc-x", keyIDs["other"], bearer(acmeTok)))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusNotFound, code, string(body))
 	assert.Equal(t, before, snapshot(t, api, "other", "x", otherTok), "team other is unchanged")

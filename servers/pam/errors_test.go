@@ -21,6 +21,7 @@ import (
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/stalledbody"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
@@ -106,7 +107,7 @@ func TestErrors_EachErrorOfTheTableIsProducedWhereItArises(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body, err := do(tt.call(t))
+			code, body, err := testkit.ReadAnswer(tt.call(t))
 			require.NoError(t, err)
 			require.Equal(t, tt.status, code, string(body))
 			e := decodeError(t, tt.status, body)

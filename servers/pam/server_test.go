@@ -245,13 +245,7 @@ func TestListGroups_RefusesBadPaginationParameters(t *testing.T) {
 		"include_deleted=maybe",
 	} {
 		t.Run(query, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodGet, env.URL+"/v1/teams/acme/groups?"+query, nil)
-			require.NoError(t, err)
-			req.Header.Set("Authorization", "Bearer "+tok)
-			resp, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, body := testkit.Request{Method: http.MethodGet, URL: env.URL + "/v1/teams/acme/groups?" + query, Token: tok}.Do(t)
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(body))
 			e := decodeError(t, 400, body)
 			assert.Equal(t, pamapi.ErrorNameInvalidRequest, e.Error)
@@ -460,14 +454,7 @@ func TestLists_EveryListPagesLikeGroupsWithCountCarriedIntoEveryLink(t *testing.
 // get fetches url with tok and fails the test unless it answers 200.
 func get(t *testing.T, url, tok string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, body := testkit.Request{Method: http.MethodGet, URL: url, Token: tok}.Do(t)
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	return resp, body
 }

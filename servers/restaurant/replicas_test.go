@@ -128,13 +128,39 @@ func TestReplicas_AWalkOfA1000ItemMenuWithPagesFromAlternatingReplicasReturnsEve
 	}
 }
 
-func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T) {
+// replicatedMenu is a restaurant of two replicas whose menu was imported
+// through the first, and a client of the second.
+type replicatedMenu struct {
+	replicas [2]replica
+	guid     string
+	items    []restaurantapi.MenuItem
+	second   *restaurantapi.ClientWithResponses
+	op       operation
+}
+
+// menuOnReplicas starts two replicas and imports n menu items through the
+// first.
+func menuOnReplicas(t *testing.T, n int) replicatedMenu {
+	t.Helper()
 	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
 	guid, token := setUpReplicas(t, replicas)
-	items := restaurant.PlainItems("Dish", 5)
+	items := restaurant.PlainItems("Dish", n)
 	importDoc(t, replicas[0].srv, guid, restaurant.Document{MenuItems: items})
-	c := replicaClient(t, replicas[1].url, token)
-	op := opFor(t, "menuItems")
+	return replicatedMenu{replicas: replicas, guid: guid, items: items,
+		second: replicaClient(t, replicas[1].url, token), op: opFor(t, "menuItems")}
+}
+
+// archiveFirstItem archives the first menu item through the first replica
+// and returns once the second has heard the commit.
+func (m replicatedMenu) archiveFirstItem(t *testing.T) {
+	t.Helper()
+	require.NoError(t, m.replicas[0].srv.Operator().Archive(context.Background(), m.guid, "menuItems", m.items[0].Guid))
+	require.NoError(t, sqldb.Sync(context.Background(), m.replicas[1].db))
+}
+
+func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T) {
+	m := menuOnReplicas(t, 5)
+	guid, items, c, op := m.guid, m.items, m.second, m.op
 	list := func() []string {
 		status, _, page, err := op.list(context.Background(), c, guid, listParams{})
 		require.NoError(t, err)
@@ -149,20 +175,15 @@ func TestReplicas_AChangeThroughOneReplicaIsListedByTheOtherAtOnce(t *testing.T)
 
 	// Replica 2 read the page before replica 1 changed it: a page it kept
 	// is dropped once replica 2 heard replica 1's commit.
-	require.NoError(t, replicas[0].srv.Operator().Archive(context.Background(), guid, "menuItems", items[0].Guid))
-	require.NoError(t, sqldb.Sync(context.Background(), replicas[1].db))
+	m.archiveFirstItem(t)
 	got := list()
 	assert.Len(t, got, 4)
 	assert.NotContains(t, got, items[0].Guid)
 }
 
 func TestReplicas_AnEntityChangedThroughOneReplicaIsAnsweredChangedByTheOtherAtOnce(t *testing.T) {
-	replicas := startReplicas(t, clock.NewFake(t0), 1<<20, 1<<30)
-	guid, token := setUpReplicas(t, replicas)
-	items := restaurant.PlainItems("Dish", 2)
-	importDoc(t, replicas[0].srv, guid, restaurant.Document{MenuItems: items})
-	c := replicaClient(t, replicas[1].url, token)
-	op := opFor(t, "menuItems")
+	m := menuOnReplicas(t, 2)
+	guid, items, c, op := m.guid, m.items, m.second, m.op
 	get := func(item string) int {
 		status, _, err := op.get(context.Background(), c, guid, item)
 		require.NoError(t, err)
@@ -173,8 +194,7 @@ func TestReplicas_AnEntityChangedThroughOneReplicaIsAnsweredChangedByTheOtherAtO
 
 	// Replica 2 read the entity before replica 1 archived it: what it kept
 	// is dropped once replica 2 heard replica 1's commit.
-	require.NoError(t, replicas[0].srv.Operator().Archive(context.Background(), guid, "menuItems", items[0].Guid))
-	require.NoError(t, sqldb.Sync(context.Background(), replicas[1].db))
+	m.archiveFirstItem(t)
 	assert.Equal(t, http.StatusNotFound, get(items[0].Guid))
 	assert.Equal(t, http.StatusOK, get(items[1].Guid))
 }

@@ -103,6 +103,27 @@ func BenchmarkJournalCost(b *testing.B) {
 	journal := e.st.Sandboxes.Journal()
 	defer journal.SetEnabled(true)
 	throughput() // warm up
+	journalOnOff(b, func(on bool) (float64, time.Duration) {
+		journal.SetEnabled(on)
+		return throughput()
+	})
+	journal.SetEnabled(true)
+	// The journal holds what the rounds with it on sent.
+	entries := journal2(b, sb)
+	require.NotEmpty(b, entries)
+}
+
+// journalOnOff runs b's iterations as pairs of rounds, the journal on and
+// off, and reports the median throughputs, their ratio, the median of the
+// pairs' ratios (each pair ran under the same load: the machine's load
+// moves the throughput more than the journal does) and the median ratio of
+// this process's CPU time per request, off over on (what the throughput
+// ratio comes to on a machine the benchmark has to itself, where the
+// requests are bound by the CPU, and much less moved by other processes'
+// load than the throughput; on PostgreSQL it leaves out the database
+// server's work). round runs one round, the journal on or off, and returns
+// requests per second and this process's CPU time per request.
+func journalOnOff(b *testing.B, round func(on bool) (float64, time.Duration)) {
 	var on, off, ratios, cpuRatios []float64
 	for i := 0; b.Loop(); i++ {
 		// Each pair of rounds runs in turn on-off and off-on, so a load
@@ -110,36 +131,22 @@ func BenchmarkJournalCost(b *testing.B) {
 		var x, y float64
 		var cx, cy time.Duration
 		if i%2 == 0 {
-			journal.SetEnabled(true)
-			x, cx = throughput()
-			journal.SetEnabled(false)
-			y, cy = throughput()
+			x, cx = round(true)
+			y, cy = round(false)
 		} else {
-			journal.SetEnabled(false)
-			y, cy = throughput()
-			journal.SetEnabled(true)
-			x, cx = throughput()
+			y, cy = round(false)
+			x, cx = round(true)
 		}
 		on, off, ratios = append(on, x), append(off, y), append(ratios, x/y)
 		cpuRatios = append(cpuRatios, float64(cy)/float64(cx))
 	}
-	journal.SetEnabled(true)
+	b.StopTimer()
 	median := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
 	b.ReportMetric(median(on), "req/s-journal-on")
 	b.ReportMetric(median(off), "req/s-journal-off")
 	b.ReportMetric(median(on)/median(off), "on/off")
-	// The median of the pairs' ratios: each pair ran under the same load
-	// (the machine's load moves the throughput more than the journal does).
 	b.ReportMetric(median(ratios), "on/off-paired")
-	// The ratio of this process's CPU time per request, off over on (the
-	// median of the pairs'): what the throughput ratio comes to on a
-	// machine the benchmark has to itself, where the requests are bound by
-	// the CPU, and much less moved by other processes' load than the
-	// throughput (on PostgreSQL it leaves out the database server's work).
 	b.ReportMetric(median(cpuRatios), "cpu-off/on")
-	// The journal holds what the rounds with it on sent.
-	entries := journal2(b, sb)
-	require.NotEmpty(b, entries)
 }
 
 // cpuTime is the CPU time this process has used (user and system).

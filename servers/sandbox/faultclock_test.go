@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
 // A rate-limited fault's PAM headers are dated by the clock of the sandbox
@@ -24,12 +25,7 @@ func TestFaults_RateLimitHeadersAreDatedByTheSandboxsClock(t *testing.T) {
 	require.NoError(t, err)
 	addFault(t, sb, sandboxapi.FaultRequest{Kind: sandboxapi.FaultKindRateLimited, Api: apiOf("pam"), Operation: ptr("ListGroups"),
 		Count: ptr(1), RetryAfter: ptr("2s")})
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, sb.Credentials.Pam.BaseUrl+"/v1/teams/"+sb.Credentials.Pam.Team+"/groups", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
+	resp, _ := testkit.Request{Method: http.MethodGet, URL: sb.Credentials.Pam.BaseUrl + "/v1/teams/" + sb.Credentials.Pam.Team + "/groups", Token: token}.Do(t)
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	want := strconv.FormatInt(now.Add(2*time.Second).Unix(), 10)
 	assert.Equal(t, want, resp.Header.Get("X-RateLimit-Reset"), "the sandbox's time is %s, the stack's %s", now, e.clock.Now())

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -252,29 +251,7 @@ func BenchmarkJournalCostManySandboxes(b *testing.B) {
 	for _, l := range loads {
 		l.markJournal(b)
 	}
-	var on, off, ratios, cpuRatios []float64
-	for i := 0; b.Loop(); i++ {
-		// Each pair of rounds runs in turn on-off and off-on, so a load
-		// that rises or falls during a pair weighs on both sides alike.
-		var x, y float64
-		var cx, cy time.Duration
-		if i%2 == 0 {
-			x, cx = run(true)
-			y, cy = run(false)
-		} else {
-			y, cy = run(false)
-			x, cx = run(true)
-		}
-		on, off, ratios = append(on, x), append(off, y), append(ratios, x/y)
-		cpuRatios = append(cpuRatios, float64(cy)/float64(cx))
-	}
-	b.StopTimer()
-	median := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
-	b.ReportMetric(median(on), "req/s-journal-on")
-	b.ReportMetric(median(off), "req/s-journal-off")
-	b.ReportMetric(median(on)/median(off), "on/off")
-	b.ReportMetric(median(ratios), "on/off-paired")
-	b.ReportMetric(median(cpuRatios), "cpu-off/on")
+	journalOnOff(b, run)
 	b.ReportMetric(loadAverage(b), "loadavg-1m")
 	// Every sandbox's journal holds what it sent with the journal on.
 	for _, l := range loads {

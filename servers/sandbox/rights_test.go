@@ -1,9 +1,7 @@
 package sandbox_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -18,6 +16,7 @@ import (
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/rights"
 	"github.com/apistack/apistack/servers/internal/rights/rightstest"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/sandbox"
 )
 
@@ -78,25 +77,13 @@ func TestRights_EveryOperationAnswersEveryTokenAsTheSpecSays(t *testing.T) {
 					require.True(t, ok, "%s: the walk has no value for the path parameter %s", o.ID, name)
 					return v
 				})
-				var body io.Reader
+				req := testkit.Request{Method: o.Method, URL: e.urls["admin"] + path, Token: tokens[kind], Client: client}
 				if o.Body != "" {
 					v, ok := sandboxBodies[o.Body]
 					require.True(t, ok, "%s: the walk has no request body of schema %s", o.ID, o.Body)
-					b, err := json.Marshal(v)
-					require.NoError(t, err)
-					body = bytes.NewReader(b)
+					req = req.JSON(v)
 				}
-				req, err := http.NewRequest(o.Method, e.urls["admin"]+path, body)
-				require.NoError(t, err)
-				if body != nil {
-					req.Header.Set("Content-Type", "application/json")
-				}
-				req.Header.Set("Authorization", "Bearer "+tokens[kind])
-				resp, err := client.Do(req)
-				require.NoError(t, err)
-				out, err := io.ReadAll(resp.Body)
-				require.NoError(t, err)
-				require.NoError(t, resp.Body.Close())
+				resp, out := req.Do(t)
 				if o.MayCall(kind) {
 					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, resp.StatusCode, "%s with the %s token: %s", o.ID, kind, out)
 					assert.Less(t, resp.StatusCode, 500, "%s with the %s token: %s", o.ID, kind, out)
@@ -133,14 +120,7 @@ func TestRights_ATokenTakenOutOfTheSpecIsRefused(t *testing.T) {
 	t.Cleanup(edited.Close)
 
 	get := func(base, token string) (int, []byte) {
-		req, err := http.NewRequest(http.MethodGet, base+"/sandboxes/"+own.Id+"/clock", nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
+		resp, body := testkit.Request{Method: http.MethodGet, URL: base + "/sandboxes/" + own.Id + "/clock", Token: token}.Do(t)
 		return resp.StatusCode, body
 	}
 	code, body := get(edited.URL, own.Token)

@@ -1,12 +1,10 @@
 package sandbox_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"os"
 	"sync"
@@ -31,15 +29,8 @@ func fillJournal(t *testing.T, b *box, n int) {
 	random := make([]byte, 11<<10)
 	for range n {
 		_, _ = rand.Read(random)
-		body, err := json.Marshal(map[string]string{"to": "+13125550800", "media_url": "https://example.com/" + base64.RawURLEncoding.EncodeToString(random)})
-		require.NoError(t, err)
-		req, err := http.NewRequest(http.MethodPost, b.Credentials.Fax.BaseUrl+"/v2/faxes", bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+b.Credentials.Fax.ApiKey)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		require.NoError(t, resp.Body.Close())
+		testkit.Request{Method: http.MethodPost, URL: b.Credentials.Fax.BaseUrl + "/v2/faxes", Token: b.Credentials.Fax.ApiKey}.
+			JSON(map[string]string{"to": "+13125550800", "media_url": "https://example.com/" + base64.RawURLEncoding.EncodeToString(random)}).Do(t)
 	}
 }
 

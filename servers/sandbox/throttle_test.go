@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/sandboxapi"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/stack"
 )
 
@@ -41,12 +42,7 @@ func TestTokens_WrongOnesAreThrottledPerSourceWithTheAdminAPIs(t *testing.T) {
 		assert.Positive(t, secs, name)
 	}
 	// The admin API on the same port counts the same guesses.
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.urls[stack.Admin]+"/pam/teams/demo", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+e.st.AdminToken)
-	adminResp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	require.NoError(t, adminResp.Body.Close())
+	adminResp, _ := testkit.Request{Method: http.MethodGet, URL: e.urls[stack.Admin] + "/pam/teams/demo", Token: e.st.AdminToken}.Do(t)
 	assert.Equal(t, http.StatusTooManyRequests, adminResp.StatusCode, "the admin API refuses the source too")
 }
 

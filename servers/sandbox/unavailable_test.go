@@ -3,8 +3,8 @@ package sandbox_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +16,7 @@ import (
 	"github.com/apistack/apistack/protocol/contract"
 	"github.com/apistack/apistack/servers/internal/apiserver"
 	"github.com/apistack/apistack/servers/internal/testdb"
+	"github.com/apistack/apistack/servers/internal/testkit"
 	"github.com/apistack/apistack/servers/sandbox"
 	"github.com/apistack/apistack/servers/stack"
 )
@@ -54,25 +55,15 @@ func (e *env) call(t *testing.T, token string, op operation) (*http.Response, sa
 	checked, err := contract.ForAPI(contract.Sandbox, nil, contract.WithoutRequestValidation(),
 		contract.OnViolation(func(v *contract.Violation) { t.Errorf("%v", v) }))
 	require.NoError(t, err)
-	var body io.Reader
+	req := testkit.Request{Method: op.method, URL: e.urls[stack.Admin] + op.path, Token: token, Client: &http.Client{Transport: checked}}
 	if op.body != "" {
-		body = strings.NewReader(op.body)
+		req.Body, req.ContentType = strings.NewReader(op.body), "application/json"
 	}
-	req, err := http.NewRequestWithContext(context.Background(), op.method, e.urls[stack.Admin]+op.path, body)
-	require.NoError(t, err)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if op.body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := (&http.Client{Transport: checked}).Do(req)
-	require.NoError(t, err, op.id)
+	resp, body := req.Do(t)
 	var answer sandboxapi.Error
 	if resp.StatusCode >= 400 {
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&answer), op.id)
+		require.NoError(t, json.Unmarshal(body, &answer), op.id)
 	}
-	require.NoError(t, resp.Body.Close())
 	return resp, answer
 }
 
@@ -146,15 +137,10 @@ func TestEveryOperation_RefusesBadIDsMissingTokensAndBadBodies(t *testing.T) {
 		if !slices.Contains([]string{"CreateSandbox", "AdvanceSandboxClock", "AddSandboxFault", "CreateSandboxSnapshot"}, op.id) {
 			continue
 		}
-		req, err := http.NewRequestWithContext(context.Background(), op.method, e.urls[stack.Admin]+op.path, strings.NewReader("advance=1s"))
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+e.st.AdminToken)
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		checked, err := contract.ForAPI(contract.Sandbox, nil, contract.WithoutRequestValidation())
 		require.NoError(t, err)
-		resp, err := (&http.Client{Transport: checked}).Do(req)
-		require.NoError(t, err)
-		require.NoError(t, resp.Body.Close())
+		resp, _ := testkit.Request{Method: op.method, URL: e.urls[stack.Admin] + op.path, Token: e.st.AdminToken,
+			Client: &http.Client{Transport: checked}}.Form(url.Values{"advance": {"1s"}}).Do(t)
 		assert.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode, op.id)
 	}
 	// Nothing of it changed the sandbox.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"github.com/apistack/apistack/internal/lifecycledoc"
 	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/heaptest"
 	"github.com/apistack/apistack/servers/storage"
 	"github.com/apistack/apistack/servers/storage/storagetest"
 )
@@ -602,37 +602,30 @@ func putConcurrently(tb testing.TB, env *storagetest.Env, payload []byte, n int,
 	for i := range reqs {
 		reqs[i] = bodyRequest(tb, env, bytes.NewReader(payload), int64(len(payload)), hash, sign(i), time.Now())
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	var wg sync.WaitGroup
 	var answered atomic.Int64
-	errs := make(chan error, n)
-	for _, req := range reqs {
-		wg.Go(func() {
+	jobs := make([]func() error, n)
+	for i, req := range reqs {
+		jobs[i] = func() error {
 			resp, err := http.DefaultTransport.RoundTrip(req)
 			if err != nil && want >= http.StatusBadRequest && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
-				return
+				return nil
 			}
 			if err != nil {
-				errs <- err
-				return
+				return err
 			}
 			answered.Add(1)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != want {
-				errs <- errors.New("answered " + resp.Status)
+				return errors.New("answered " + resp.Status)
 			}
-		})
+			return nil
+		}
 	}
-	wg.Wait()
-	runtime.ReadMemStats(&after)
-	close(errs)
-	for err := range errs {
-		require.NoError(tb, err)
-	}
+	allocated, errs := heaptest.Concurrently(jobs)
+	require.Empty(tb, errs)
 	require.Positive(tb, answered.Load(), "no request was answered")
-	return after.TotalAlloc - before.TotalAlloc
+	return allocated
 }
 
 // unsignedOrWrong signs every other request with a wrong secret, leaving the

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +27,7 @@ import (
 	"github.com/apistack/apistack/gen/pamserver"
 	"github.com/apistack/apistack/gen/restaurantserver"
 	"github.com/apistack/apistack/protocol/sigv4"
+	"github.com/apistack/apistack/servers/internal/heaptest"
 	"github.com/apistack/apistack/servers/internal/telemetry/telemetrytest"
 	"github.com/apistack/apistack/servers/internal/validation"
 )
@@ -269,30 +269,22 @@ func sendConcurrently(t *testing.T, tg bodyTarget, payload []byte, n int) uint64
 	for i := range reqs {
 		reqs[i] = tg.request(t, bytes.NewReader(payload), int64(len(payload)))
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for _, req := range reqs {
-		wg.Go(func() {
+	jobs := make([]func() error, n)
+	for i, req := range reqs {
+		jobs[i] = func() error {
 			resp, _, err := roundTrip(req)
 			if err != nil {
-				errs <- err
-				return
+				return err
 			}
 			if resp.StatusCode != tg.status && (tg.orStatus == 0 || resp.StatusCode != tg.orStatus) {
-				errs <- errors.New("answered " + resp.Status)
+				return errors.New("answered " + resp.Status)
 			}
-		})
+			return nil
+		}
 	}
-	wg.Wait()
-	runtime.ReadMemStats(&after)
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-	return after.TotalAlloc - before.TotalAlloc
+	allocated, errs := heaptest.Concurrently(jobs)
+	require.Empty(t, errs)
+	return allocated
 }
 
 // limitTarget is an authenticated operation with its body limit.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/internal/docblocks"
+	"github.com/apistack/apistack/servers/internal/har/hartest"
 	"github.com/apistack/apistack/servers/internal/safebuf"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
@@ -258,4 +259,87 @@ func TestCredsCommand(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(context.Background(), []string{"creds", "pam.key_id"}, &out, &strings.Builder{}))
 	assert.Equal(t, "k1\n", out.String(), "APISTACK_DATA_DIR names the directory")
+}
+
+// TestFixturesGuide runs every sh block of docs/fixtures.md, as written and
+// in order, against `apistack serve --demo` with the binary built from here
+// on PATH, and checks what they made.
+func TestFixturesGuide(t *testing.T) {
+	testkit.Tools(t, "bash", "jq")
+	dir := t.TempDir()
+	_, _, stop := startServe(t, filepath.Join(dir, "data"))
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	path := "PATH=" + filepath.Dir(apistackBinary(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
+	// Each call names its file and block literally: that is how the guides'
+	// lint (internal/docblocks) finds the blocks a test runs.
+	docblocks.Run(t, "docs/fixtures.md", "fixtures-write", dir, path)
+	out := docblocks.Run(t, "docs/fixtures.md", "fixtures-create", dir, path)
+	var sb struct {
+		ID                 string `json:"id"`
+		FixtureCredentials struct {
+			PAM struct {
+				Keys map[string]struct {
+					KeyID string `json:"key_id"`
+				} `json:"keys"`
+			} `json:"pam"`
+			Fax struct {
+				Numbers map[string]string `json:"numbers"`
+			} `json:"fax"`
+			Storage struct {
+				Buckets map[string]string `json:"buckets"`
+			} `json:"storage"`
+		} `json:"fixture_credentials"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sb), string(data))
+	lines := strings.Fields(out)
+	require.Len(t, lines, 3, out)
+	assert.Equal(t, sb.FixtureCredentials.PAM.Keys["ci"].KeyID, lines[0])
+	assert.Equal(t, sb.FixtureCredentials.Fax.Numbers["main"], lines[1])
+	assert.Equal(t, sb.ID+"-invoices", lines[2])
+
+	assert.Contains(t, docblocks.Run(t, "docs/fixtures.md", "fixtures-refused", dir, path), "/fixture/pam/groups/0/roles/0")
+
+	listed := strings.Fields(docblocks.Run(t, "docs/fixtures.md", "fixtures-fork", dir, path))
+	var snap struct {
+		ID string `json:"id"`
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "snapshot.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &snap))
+	assert.Equal(t, []string{snap.ID}, listed)
+	for _, fork := range []string{"fork-1.json", "fork-2.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, fork))
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `"invoices"`, "%s holds the fixture's bucket", fork)
+	}
+}
+
+// The guide docs/stand-ins.md runs as written, its three workflows one
+// after the other beside `apistack serve --demo`: record through the
+// proxy, check the recording offline, replay it against the stand-in.
+func TestStandInsGuide_RecordCheckAndDiffRun(t *testing.T) {
+	testkit.Tools(t, "bash", "curl", "jq")
+	dir := t.TempDir()
+	bin := apistackBinary(t)
+	_, _, stop := startServe(t, filepath.Join(dir, "data"))
+	t.Cleanup(func() { assert.NoError(t, stop()) })
+	env := []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "PROXY_ADDR=" + freeAddrs(t, 1)[0]}
+
+	out := docblocks.Run(t, "docs/stand-ins.md", "standins-record", dir, env...)
+	assert.Contains(t, out, `"exchanges":4,"violations":0`)
+	assert.Contains(t, out, "4 exchanges, 0 violations")
+	var ops []string
+	for _, e := range hartest.ReadFile(t, filepath.Join(dir, "pam.har")).Entries {
+		ops = append(ops, e.Operation)
+	}
+	assert.ElementsMatch(t, []string{"IssueServiceToken", "ListGroups", "CreateGroup", "DeleteGroup"}, ops)
+
+	out = docblocks.Run(t, "docs/stand-ins.md", "standins-conform", dir, env...)
+	assert.Contains(t, out, "4 entries checked against the pam spec, 0 violations")
+
+	out = docblocks.Run(t, "docs/stand-ins.md", "standins-drift", dir, env...)
+	assert.Contains(t, out, "4 entries replayed, 0 skipped, 0 differences")
+	assert.Equal(t, 1, strings.Count(out, "\n"), "the summary alone: %s", out)
 }

@@ -40,6 +40,32 @@ func Peak() (stop func() uint64) {
 	}
 }
 
+// Concurrently runs every job at once, each in its own goroutine, and
+// returns the bytes the whole process allocated until the last had returned
+// (garbage is collected first, and TotalAlloc counts every allocation, freed
+// or not) with the errors the jobs returned, nil ones left out.
+func Concurrently(jobs []func() error) (allocated uint64, errs []error) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var wg sync.WaitGroup
+	failed := make(chan error, len(jobs))
+	for _, job := range jobs {
+		wg.Go(func() {
+			if err := job(); err != nil {
+				failed <- err
+			}
+		})
+	}
+	wg.Wait()
+	runtime.ReadMemStats(&after)
+	close(failed)
+	for err := range failed {
+		errs = append(errs, err)
+	}
+	return after.TotalAlloc - before.TotalAlloc, errs
+}
+
 // During runs f and returns the peak growth of HeapInuse while it ran.
 func During(f func()) uint64 {
 	stop := Peak()

@@ -1,6 +1,7 @@
 package heaptest_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,3 +27,23 @@ func TestPeak_NothingHeldIsLittle(t *testing.T) {
 	peak := stop()
 	assert.Less(t, peak, uint64(8<<20))
 }
+
+func TestConcurrently_CountsWhatEveryJobAllocatesAndReturnsTheirErrors(t *testing.T) {
+	boom := errors.New("boom")
+	jobs := make([]func() error, 4)
+	for i := range jobs {
+		jobs[i] = func() error {
+			sink2[i] = make([]byte, 1<<20)
+			if i%2 == 1 {
+				return boom
+			}
+			return nil
+		}
+	}
+	allocated, errs := heaptest.Concurrently(jobs)
+	t.Cleanup(func() { sink2 = [4][]byte{} })
+	assert.GreaterOrEqual(t, allocated, uint64(4<<20), "the four 1 MiB buffers are counted")
+	assert.Equal(t, []error{boom, boom}, errs, "each job's error is returned, nil ones left out")
+}
+
+var sink2 [4][]byte

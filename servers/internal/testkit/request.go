@@ -85,3 +85,14 @@ func (r Request) Do(t testing.TB) (*http.Response, []byte) {
 	require.NoError(t, err, "%s %s", r.Method, r.URL)
 	return resp, data
 }
+
+// ReadAnswer returns the status and the whole body (closed) of the answer a
+// raw generated client (ClientInterface) returned with err.
+func ReadAnswer(resp *http.Response, err error) (int, []byte, error) {
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}

@@ -1,6 +1,7 @@
 package testkit_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,24 @@ func TestRequest_SendsTokenFormAndHeaders(t *testing.T) {
 	assert.Equal(t, "application/json", got.Header.Get("Content-Type"))
 	assert.Empty(t, got.Header.Get("Authorization"), "no token, no credentials")
 	assert.JSONEq(t, `{"n":1}`, body)
+}
+
+func TestReadAnswer_StatusAndWholeBodyOrTheError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = io.WriteString(w, "answer")
+	}))
+	defer srv.Close()
+	code, body, err := testkit.ReadAnswer(http.Get(srv.URL))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusTeapot, code)
+	assert.Equal(t, "answer", string(body))
+
+	failed := errors.New("no answer")
+	code, body, err = testkit.ReadAnswer(nil, failed)
+	assert.ErrorIs(t, err, failed)
+	assert.Zero(t, code)
+	assert.Nil(t, body)
 }
 
 func TestSQLite_RefuseWritesAndAllow(t *testing.T) {

@@ -16,31 +16,37 @@ import (
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
 
-// convertJournal is the statement of migration 00040 (as the current
-// backend's set renders it) that converts the rows of the per-entry journal
-// table into journal_batches rows, one row per entry, in their order.
-func convertJournal(t *testing.T) string {
+// migrationStatement is the statement of the sandbox migration file (as
+// the current backend's set renders it) that starts with start, up to its
+// semicolon.
+func migrationStatement(t *testing.T, file, start string) string {
 	t.Helper()
 	set := Migrations()
 	if testdb.Current() == testdb.Postgres {
 		set = PostgresMigrations()
 	}
-	text, err := fs.ReadFile(set, "00040_journal_batches.sql")
+	text, err := fs.ReadFile(set, file)
 	require.NoError(t, err)
 	up, _, _ := strings.Cut(string(text), "-- +goose Down")
-	_, stmt, ok := strings.Cut(up, "INSERT INTO journal_batches")
-	require.True(t, ok, "00040 converts the per-entry table:\n%s", up)
+	_, stmt, ok := strings.Cut(up, start)
+	require.True(t, ok, "%s has no %q:\n%s", file, start, up)
 	stmt, _, ok = strings.Cut(stmt, ";")
 	require.True(t, ok)
-	return "INSERT INTO journal_batches" + stmt
+	return start + stmt
+}
+
+// journalDB is a database of the sandbox schema on the run's backend.
+func journalDB(t *testing.T) *sqldb.DB {
+	t.Helper()
+	return sqldb.New(testdb.Open(t, testdb.Migrations{Schema: "sandbox", SQLite: Migrations(), Postgres: PostgresMigrations()}), sqldb.Options{})
 }
 
 // The per-entry table's rows, converted by migration 00040, read back as the
 // entries they were (the stack's time standing for the sandbox's).
 func TestJournalCodec_ReadsTheEntriesConvertedFromThePerEntryTable(t *testing.T) {
 	ctx := context.Background()
-	db := sqldb.New(testdb.Open(t, testdb.Migrations{Schema: "sandbox", SQLite: Migrations(), Postgres: PostgresMigrations()}), sqldb.Options{})
-	blob, convert := "BLOB", convertJournal(t)
+	db := journalDB(t)
+	blob, convert := "BLOB", migrationStatement(t, "00040_journal_batches.sql", "INSERT INTO journal_batches")
 	if testdb.Current() == testdb.Postgres {
 		blob = "BYTEA"
 	}
@@ -95,5 +101,33 @@ func TestJournalCodec_ReadsTheEntriesConvertedFromThePerEntryTable(t *testing.T)
 		"bad flag": "\x03" + `{"request_truncated":"yes","response_truncated":false}`} {
 		_, err := decodeEntries([]byte(data))
 		assert.ErrorIs(t, err, errCorrupt, name)
+	}
+}
+
+// Migration 00080 fills each sandbox's journal totals from the journal rows
+// it already has: what its budget is then kept by.
+func TestJournalTotals_MigrationCountsTheRowsThere(t *testing.T) {
+	ctx := context.Background()
+	fill := migrationStatement(t, "00080_journal_totals.sql", "UPDATE sandboxes SET")
+	db := journalDB(t)
+	for _, id := range []string{"sbx-full", "sbx-empty"} {
+		_, err := db.ExecContext(ctx, `INSERT INTO sandboxes (id, token_hash, clock, ttl_micros, state, created_at, last_used_at)
+			VALUES (?, ?, 'frozen', 3600000000, 'ready', 0, 0)`, id, []byte(id))
+		require.NoError(t, err)
+	}
+	for i, n := range []int{3, 1, 5} {
+		_, err := db.ExecContext(ctx, `INSERT INTO journal_batches (sandbox_id, entries, last_at, data) VALUES ('sbx-full', ?, ?, ?)`,
+			n, i, []byte(strings.Repeat("x", 10*(i+1))))
+		require.NoError(t, err)
+	}
+	_, err := db.ExecContext(ctx, `UPDATE sandboxes SET journal_entries = 99, journal_bytes = 99`)
+	require.NoError(t, err)
+
+	_, err = db.ExecContext(ctx, fill)
+	require.NoError(t, err)
+	for id, want := range map[string][2]int64{"sbx-full": {9, 60}, "sbx-empty": {0, 0}} {
+		var got [2]int64
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT journal_entries, journal_bytes FROM sandboxes WHERE id = ?`, id).Scan(&got[0], &got[1]))
+		assert.Equal(t, want, got, id)
 	}
 }
