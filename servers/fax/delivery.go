@@ -64,6 +64,11 @@ type delivery struct {
 	// unrecorded are the events finished and not yet recorded: a claim
 	// made again after a jump of the clock past the lease may return them.
 	unrecorded map[int64]bool
+	// recordedSinceClaim are the events recorded since the current claim
+	// began: a claim that read them before their record committed returns
+	// them though they are delivered, and they are no longer unrecorded
+	// when the claim's events are queued.
+	recordedSinceClaim map[int64]bool
 }
 
 // faxQueue is the claimed events of one fax that this replica sends.
@@ -101,7 +106,7 @@ func (s *Server) runDelivery(ctx context.Context) {
 		outcomes: make(chan deliveryOutcome, deliveryBatch),
 		queues:   map[string]*faxQueue{},
 
-		unrecorded: map[int64]bool{},
+		unrecorded: map[int64]bool{}, recordedSinceClaim: map[int64]bool{},
 	}
 	var senders sync.WaitGroup
 	recorded := make(chan struct{})
@@ -121,6 +126,9 @@ func (s *Server) runDelivery(ctx context.Context) {
 		now := s.clock.Now()
 		leaseUntil := now.Add(s.cfg.Lease)
 		if !busy {
+			d.mu.Lock()
+			clear(d.recordedSinceClaim)
+			d.mu.Unlock()
 			var err error
 			events, err = s.store.claimEvents(ctx, s.cfg.ReplicaID, now, leaseUntil, deliveryBatch)
 			if err != nil && ctx.Err() == nil {
@@ -129,7 +137,7 @@ func (s *Server) runDelivery(ctx context.Context) {
 		}
 		d.mu.Lock()
 		for _, e := range events {
-			if d.unrecorded[e.Seq] {
+			if d.unrecorded[e.Seq] || d.recordedSinceClaim[e.Seq] {
 				continue
 			}
 			q := d.queues[e.FaxID]
@@ -389,12 +397,16 @@ func (d *delivery) record(ctx context.Context) {
 		// Record even while stopping: these events were delivered.
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := d.s.store.recordOutcomes(wctx, batch); err != nil {
+		err := d.s.store.recordOutcomes(wctx, batch)
+		if err != nil {
 			d.s.logger.ErrorContext(ctx, "fax webhooks: record deliveries", "err", err)
 		}
 		d.mu.Lock()
 		for _, o := range batch {
 			delete(d.unrecorded, o.Seq)
+			if err == nil {
+				d.recordedSinceClaim[o.Seq] = true
+			}
 		}
 		d.mu.Unlock()
 		batch = batch[:0]
