@@ -57,6 +57,23 @@ func (s *Server) faxClock(ctx context.Context, id string) clock.Clock {
 	return s.ownerClock(ctx, `SELECT a.name FROM faxes AS f JOIN accounts AS a ON a.id = f.account_id WHERE f.id = ?`, id)
 }
 
+// instantClock is a clock that derives its time from the stack's (a
+// sandbox's): At is its time at the instant the stack's clock read stack.
+type instantClock interface {
+	At(stack time.Time) time.Time
+}
+
+// tenantAt is clk's time (a tenant's) at the instant the stack's clock read
+// stackNow, where clk derives its time from the stack's, so that a time
+// noted in each clock names one instant whatever advance comes between two
+// reads; another clock (the stack's own) is read now.
+func tenantAt(clk clock.Clock, stackNow time.Time) time.Time {
+	if c, ok := clk.(instantClock); ok {
+		return c.At(stackNow)
+	}
+	return clk.Now()
+}
+
 // mediaClock is the clock of the tenant of stored document id (its links
 // expire in its time; the stack's when it is gone: GetMedia answers 404).
 func (s *Server) mediaClock(ctx context.Context, id string) clock.Clock {

@@ -334,7 +334,11 @@ func (d *delivery) post(ctx context.Context, clk clock.Clock, target string, e o
 	if err != nil {
 		return backoff.Permanent(err)
 	}
-	ts := strconv.FormatInt(s.clock.Now().Unix(), 10)
+	// One instant for the signed timestamp (the stack's time) and the
+	// attempt's time in its tenant's clock.
+	stackNow := s.clock.Now()
+	at := tenantAt(clk, stackNow)
+	ts := strconv.FormatInt(stackNow.Unix(), 10)
 	sig := s.sign(ts, body)
 	tsInt, _ := strconv.ParseInt(ts, 10, 64)
 	u, err := url.Parse(target)
@@ -343,7 +347,7 @@ func (d *delivery) post(ctx context.Context, clk clock.Clock, target string, e o
 	}
 	actx, cancel := context.WithTimeout(s.withDelivery(ctx, e.FaxID, attempt), s.cfg.WebhookTimeout)
 	defer cancel()
-	rec.sent(clk.Now(), s.clock.Now(), sig, ts, body)
+	rec.sent(at, stackNow, sig, ts, body)
 	resp, err := d.client.ReceiveFaxEventWithBody(actx,
 		&faxwebhooks.ReceiveFaxEventParams{WebhookSignatureEd25519: sig, WebhookTimestamp: tsInt},
 		"application/json", bytes.NewReader(body),

@@ -197,6 +197,18 @@ func (k *sandboxClock) Now() time.Time {
 	return st.now(now)
 }
 
+// At returns the sandbox's time at the instant the stack's clock read
+// stack (the stack's own time when the sandbox is gone): a time noted in
+// the sandbox's clock and one noted in the stack's then name one instant,
+// whatever advance came between two reads.
+func (k *sandboxClock) At(stack time.Time) time.Time {
+	st, ok, _ := k.c.state(context.Background(), k.id)
+	if !ok {
+		return stack
+	}
+	return st.now(stack)
+}
+
 // clockPoll is how often a waiting timer reads its clock again in any case
 // (while this replica cannot hear the others' commits).
 const clockPoll = time.Second
