@@ -222,3 +222,43 @@ func newBenchReceiver(b *testing.B, handler http.Handler) string {
 	b.Cleanup(srv.Close)
 	return srv.URL + "/"
 }
+
+// BenchmarkClaimDueFaxes_Backlog claims a due step while an account has a
+// backlog of due faxes (as a burst of sends leaves one: the simulator
+// steps simPerAccount of an account's faxes at a time) beside nine other
+// accounts with one due fax each, and releases the faxes claimed again, so
+// every iteration claims from the same backlog. It reports the claim's time per
+// iteration at each backlog size: a claim that reads only the faxes it
+// may take costs the same at every size.
+func BenchmarkClaimDueFaxes_Backlog(b *testing.B) {
+	for _, backlog := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprintf("faxes=%d", backlog), func(b *testing.B) {
+			h := newHarness(b)
+			ctx := context.Background()
+			// Due in an hour by the harness's clock, so its running
+			// simulator leaves them alone; claimed as of two hours on.
+			at := h.clock.Now().Add(time.Hour)
+			for i := range backlog {
+				h.insertQueued(h.acct, h.app, at.Add(time.Duration(i)*time.Microsecond))
+			}
+			for i := range 9 {
+				other := h.newTenant(fmt.Sprintf("other%d", i), fmt.Sprintf("+1312555%04d", 200+i))
+				h.insertQueued(other.acct, other.app, at.Add(time.Duration(backlog+i)*time.Microsecond))
+			}
+			now := at.Add(time.Hour)
+			// One of the backlog's faxes is being stepped, as in the
+			// simulator: the account has room for one more.
+			held, err := h.srv.store.claimDueFaxes(ctx, "elsewhere", now, now.Add(time.Hour), simPerAccount, 1)
+			require.NoError(b, err)
+			require.Len(b, held, 1)
+			for b.Loop() {
+				due, err := h.srv.store.claimDueFaxes(ctx, "bench", now, now.Add(time.Minute), simPerAccount, 4)
+				require.NoError(b, err)
+				require.Len(b, due, 4)
+				for _, f := range due {
+					require.NoError(b, h.srv.store.releaseFax(ctx, f.ID, "bench"))
+				}
+			}
+		})
+	}
+}

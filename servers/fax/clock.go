@@ -41,16 +41,6 @@ func (s *Server) accountNow(ctx context.Context, id string) time.Time {
 	return s.cfg.ClockFor(a.Name).Now().UTC().Truncate(time.Microsecond)
 }
 
-// stackClockOnly restricts a claim of due faxes to the accounts on the
-// stack's clock.
-func (s *store) stackClockOnly() string {
-	if !s.ownClocks {
-		return ""
-	}
-	return ` AND NOT EXISTS (SELECT 1 FROM accounts AS own WHERE own.id = faxes.account_id AND own.name LIKE '` +
-		descriptor.SandboxSetPrefix + `%')`
-}
-
 // faxClock is the clock of the tenant of fax id (the stack's when the fax
 // is gone: its events are moot).
 func (s *Server) faxClock(ctx context.Context, id string) clock.Clock {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
+	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/secretbox"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/sqlitedb"
@@ -641,48 +642,42 @@ type faxPage struct {
 // account's backlog neither holds every worker nor hides another account's
 // due faxes.
 //
+// A claim reads only the faxes it may take, whatever the backlog: the
+// accounts with a due fax and room, oldest due first (one index seek per
+// account, faxes_due_by_account), at most limit of them, since the limit
+// oldest faxes of the claim are among those accounts' oldest; then, in one
+// statement, each of those accounts' oldest due faxes up to its room, the
+// limit oldest of which it claims. A burst of sends to one account leaves
+// thousands due at once, and a claim that ranked all of them would cost
+// their number at every step the simulator finishes
+// (BenchmarkClaimDueFaxes_Backlog).
+//
 // Claims of different accounts run in parallel on every replica. Each
 // account's claims are decided one at a time: on PostgreSQL the claim first
-// takes, without waiting, the lock of each account with due faxes (up to
-// limit of them, oldest due first; an account another replica is claiming
-// for is left to it), then decides, in a statement that sees every claim
-// committed before, for the accounts it holds. On SQLite the transaction
-// runs alone. The UPDATE checks the due conditions again on each row, so a
-// fax a concurrent step or release changed meanwhile is claimed only while
-// still due and free: two replicas never claim one fax.
+// takes, without waiting, the lock of each of those accounts (an account
+// another replica is claiming for is left to it), then counts their claimed
+// faxes and decides, in statements that see every claim committed before,
+// for the accounts it holds. On SQLite the transaction runs alone. The
+// UPDATE checks the due conditions again on each row, so a fax a concurrent
+// step or release changed meanwhile is claimed only while still due and
+// free: two replicas never claim one fax.
 func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUntil time.Time, perAccount, limit int) ([]faxRow, error) {
-	out, err := claimInTx(ctx, s, claimScope{
-		lock: "fax-claim-account", column: "account_id",
-		// The accounts with due faxes and room under perAccount, oldest due
-		// first: an account at its share is not locked, so it does not take
-		// the place of one that can be claimed for.
-		candidates: func(ctx context.Context, tx *sqldb.Tx) ([]string, error) {
-			return queryStrings(ctx, tx, `SELECT account_id FROM faxes
-				WHERE next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
-				GROUP BY account_id
-				HAVING (SELECT COUNT(*) FROM faxes AS busy
-					WHERE busy.account_id = faxes.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) < ?
-				ORDER BY MIN(next_step_at), account_id LIMIT ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
-		},
-	}, func(ctx context.Context, tx *sqldb.Tx, scope string, scopeArgs []any) ([]faxRow, error) {
-		args := append([]any{replica, sqldb.Micros(leaseUntil)}, scopeArgs...)
-		args = append(args, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit, sqldb.Micros(now), sqldb.Micros(now))
-		rows, err := tx.QueryContext(ctx, `UPDATE faxes SET claimed_by = ?, lease_until = ? WHERE id IN (
-				SELECT id FROM (
-					SELECT id, account_id, next_step_at, ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY next_step_at, id) AS account_rank
-					FROM faxes WHERE next_step_at IS NOT NULL`+scope+` AND next_step_at <= ? AND deleted_at IS NULL
-						AND (claimed_by IS NULL OR lease_until <= ?)`+s.stackClockOnly()+`
-				) AS due
-				WHERE account_rank + (SELECT COUNT(*) FROM faxes AS busy
-					WHERE busy.account_id = due.account_id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) <= ?
-				ORDER BY next_step_at, id LIMIT ?
-			) AND next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)
-			RETURNING `+faxColumns, args...)
-		if err != nil {
-			return nil, err
-		}
-		return scanFaxes(rows)
-	})
+	candidates := func(ctx context.Context, tx *sqldb.Tx) ([]string, error) {
+		return s.claimableAccounts(ctx, tx, now, perAccount, limit)
+	}
+	out, err := claimInTx(ctx, s, claimScope{lock: "fax-claim-account", column: "account_id", candidates: candidates},
+		func(ctx context.Context, tx *sqldb.Tx, _ string, scopeArgs []any) ([]faxRow, error) {
+			var accounts []string
+			if len(scopeArgs) == 1 {
+				accounts = scopeArgs[0].([]string) // the ones this claim holds the lock of
+			} else {
+				var err error
+				if accounts, err = candidates(ctx, tx); err != nil {
+					return nil, err
+				}
+			}
+			return s.claimOf(ctx, tx, accounts, replica, now, leaseUntil, perAccount, limit)
+		})
 	if err != nil {
 		return nil, fmt.Errorf("claim due faxes: %w", err)
 	}
@@ -694,6 +689,87 @@ func (s *store) claimDueFaxes(ctx context.Context, replica string, now, leaseUnt
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
+}
+
+// dueAndFree is the condition on a fax of the faxes table (columns
+// unqualified) that its step is due at the first argument and no replica
+// holds it at the second.
+const dueAndFree = `next_step_at IS NOT NULL AND next_step_at <= ? AND deleted_at IS NULL AND (claimed_by IS NULL OR lease_until <= ?)`
+
+// claimableAccounts returns up to limit accounts with a fax due and free at
+// now and fewer than perAccount faxes claimed, oldest due first; accounts
+// on a sandbox clock of their own are not the stack clock's to step.
+func (s *store) claimableAccounts(ctx context.Context, tx *sqldb.Tx, now time.Time, perAccount, limit int) ([]string, error) {
+	own := ""
+	if s.ownClocks {
+		own = ` WHERE a.name NOT LIKE '` + descriptor.SandboxSetPrefix + `%'`
+	}
+	// Materialized, so each account's oldest due fax is looked up once.
+	return queryStrings(ctx, tx, `WITH due AS MATERIALIZED (
+			SELECT a.id, (SELECT next_step_at FROM faxes WHERE account_id = a.id AND `+dueAndFree+`
+				ORDER BY next_step_at LIMIT 1) AS oldest
+			FROM accounts AS a`+own+`
+		)
+		SELECT id FROM due WHERE oldest IS NOT NULL AND (SELECT COUNT(*) FROM faxes AS busy
+			WHERE busy.account_id = due.id AND busy.claimed_by IS NOT NULL AND busy.lease_until > ?) < ?
+		ORDER BY oldest, id LIMIT ?`, sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), perAccount, limit)
+}
+
+// claimOf claims for replica up to limit of accounts' due and free faxes,
+// oldest first, each account's up to its room under perAccount.
+func (s *store) claimOf(ctx context.Context, tx *sqldb.Tx, accounts []string, replica string, now, leaseUntil time.Time, perAccount, limit int) ([]faxRow, error) {
+	if len(accounts) == 0 {
+		return nil, nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(accounts)), ", ")
+	args := []any{sqldb.Micros(now)}
+	for _, a := range accounts {
+		args = append(args, a)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT account_id, COUNT(*) FROM faxes
+		WHERE claimed_by IS NOT NULL AND lease_until > ? AND account_id IN (`+marks+`) GROUP BY account_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	busy := map[string]int{}
+	for rows.Next() {
+		var a string
+		var n int
+		if err := rows.Scan(&a, &n); err != nil {
+			_ = rows.Close()
+			return nil, err
+		}
+		busy[a] = n
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var branches []string
+	args = []any{replica, sqldb.Micros(leaseUntil)}
+	for i, a := range accounts {
+		room := perAccount - busy[a]
+		if room <= 0 {
+			continue
+		}
+		branches = append(branches, fmt.Sprintf(`SELECT id, next_step_at FROM (SELECT id, next_step_at FROM faxes
+			WHERE account_id = ? AND %s ORDER BY next_step_at, id LIMIT ?) AS a%d`, dueAndFree, i))
+		args = append(args, a, sqldb.Micros(now), sqldb.Micros(now), room)
+	}
+	if len(branches) == 0 {
+		return nil, nil
+	}
+	args = append(args, limit, sqldb.Micros(now), sqldb.Micros(now))
+	rows, err = tx.QueryContext(ctx, `UPDATE faxes SET claimed_by = ?, lease_until = ? WHERE id IN (
+			SELECT id FROM (`+strings.Join(branches, "\n\t\t\tUNION ALL ")+`) AS due ORDER BY next_step_at, id LIMIT ?
+		) AND `+dueAndFree+`
+		RETURNING `+faxColumns, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanFaxes(rows)
 }
 
 // claimScope is how a claim of the worker loops narrows itself on
