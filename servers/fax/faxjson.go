@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,7 +109,7 @@ func appendFax(b []byte, f *faxapi.Fax) (_ []byte, ok bool) {
 			return
 		}
 		b = append(b, key...)
-		b = t.AppendFormat(b, `"`+time.RFC3339Nano+`"`)
+		b = append(appendRFC3339NanoZ(append(b, '"'), t), '"')
 	}
 	b = append(b, '{')
 	sep := ""
@@ -153,27 +154,68 @@ func appendFax(b []byte, f *faxapi.Fax) (_ []byte, ok bool) {
 	return append(b, '}'), ok
 }
 
+// appendRFC3339NanoZ appends t, whose offset is 0 and year within 0-9999,
+// as t.AppendFormat(b, time.RFC3339Nano) does, in a fifth of its time:
+// the fraction's trailing zeros dropped, Z for the offset.
+func appendRFC3339NanoZ(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	hour, minute, second := t.Clock()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+second/10), byte('0'+second%10))
+	if ns := t.Nanosecond(); ns != 0 {
+		var digits [9]byte
+		for i := len(digits) - 1; i >= 0; i-- {
+			digits[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := len(digits)
+		for digits[n-1] == '0' {
+			n--
+		}
+		b = append(append(b, '.'), digits[:n]...)
+	}
+	return append(b, 'Z')
+}
+
 // appendJSONString appends s quoted as encoding/json quotes it (HTML
 // characters escaped); ok is false, and b unchanged, for a string with a
 // character other than printable ASCII.
 func appendJSONString(b []byte, s string) (_ []byte, ok bool) {
 	start := len(b)
 	b = append(b, '"')
+	run := 0 // s[run:i] needs no escape: appended at once
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
+		c := s[i]
+		if plainJSON[c] {
+			continue
+		}
+		b = append(b, s[run:i]...)
+		run = i + 1
+		switch c {
+		case '"', '\\':
 			b = append(b, '\\', c)
-		case c == '<':
+		case '<':
 			b = append(b, `\u003c`...)
-		case c == '>':
+		case '>':
 			b = append(b, `\u003e`...)
-		case c == '&':
+		case '&':
 			b = append(b, `\u0026`...)
-		case c < 0x20 || c > 0x7e:
+		default: // a control character or not ASCII
 			return b[:start], false
-		default:
-			b = append(b, c)
 		}
 	}
+	b = append(b, s[run:]...)
 	return append(b, '"'), true
 }
+
+// plainJSON holds the bytes appendJSONString writes as they are: printable
+// ASCII but the quote, the backslash and the three HTML characters
+// encoding/json escapes.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return t
+}()

@@ -94,3 +94,50 @@ func TestAppendFaxListWritesWhatEncodingJSONWrites(t *testing.T) {
 		assert.Equal(t, generated.Body.String(), answer.Body.String())
 	}
 }
+
+// BenchmarkAppendFaxList encodes a page of 20 faxes as a list answers
+// them: every field set, URLs with query strings, times with fractions.
+func BenchmarkAppendFaxList(b *testing.B) {
+	at := time.Date(2026, 11, 28, 2, 3, 4, 123456000, time.UTC)
+	l := faxapi.FaxList{Data: []faxapi.Fax{}, Meta: faxapi.PageMeta{PageNumber: 1, PageSize: 20, TotalPages: 5, TotalResults: 100}}
+	for range 20 {
+		n, media := 3, "https://docs.example.com/media/contract.pdf?sig=a1b2c3&exp=1795859597"
+		reason, partial := faxapi.FaxFailureReason("user_busy"), false
+		l.Data = append(l.Data, faxapi.Fax{ConnectionId: "1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d", CreatedAt: at,
+			Direction: faxapi.FaxDirectionOutbound, From: "+13125550100", Id: uuid.New(), Quality: faxapi.FaxQualityNormal,
+			RecordType: faxapi.FaxRecordTypeFax, Status: faxapi.FaxStatusFailed, To: "+14155550123", UpdatedAt: at.Add(time.Minute),
+			WebhookUrl: "https://hooks.example.com/fax/events", WebhookFailoverUrl: "https://hooks-backup.example.com/fax/events",
+			CallDurationSecs: &n, PageCount: &n, FailureReason: &reason, PartialContent: &partial, MediaUrl: &media})
+	}
+	var buf []byte
+	for b.Loop() {
+		var err error
+		buf, err = appendFaxList(buf[:0], l)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(buf)))
+}
+
+// TestAppendRFC3339NanoZWritesWhatAppendFormatWrites: at random instants of
+// years 0-9999, whole seconds and every length of fraction, in UTC and in
+// another zone of offset 0.
+func TestAppendRFC3339NanoZWritesWhatAppendFormatWrites(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	first := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	last := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+	zones := []*time.Location{time.UTC, time.FixedZone("GMT", 0)}
+	for i := range 20000 {
+		ns := rng.IntN(1_000_000_000)
+		for range i % 10 { // 0 to 9 trailing zeros
+			ns -= ns % 10
+			ns /= 10
+		}
+		for range i % 10 {
+			ns *= 10
+		}
+		at := time.Unix(first+rng.Int64N(last-first+1), int64(ns)).In(zones[i%2])
+		require.Equal(t, at.Format(time.RFC3339Nano), string(appendRFC3339NanoZ(nil, at)), "%v", at)
+	}
+}
