@@ -1,7 +1,6 @@
 package pathroute
 
 import (
-	"io/fs"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,20 +9,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/specs"
+	"github.com/apistack/apistack/internal/specload"
 )
 
 // loadSpecs loads every API's spec from specs.FS.
 func loadSpecs(t *testing.T) map[string]*openapi3.T {
 	t.Helper()
-	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
-	require.NoError(t, err)
+	names := specload.OpenAPIPaths()
 	require.NotEmpty(t, names)
 	out := make(map[string]*openapi3.T, len(names))
 	for _, name := range names {
-		data, err := fs.ReadFile(specs.FS, name)
-		require.NoError(t, err)
-		doc, err := openapi3.NewLoader().LoadFromData(data)
+		doc, err := specload.Load(name)
 		require.NoError(t, err)
 		out[name] = doc
 	}

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"strings"
 
@@ -33,8 +32,8 @@ import (
 	"github.com/apistack/apistack/internal/contractcoverage"
 	"github.com/apistack/apistack/internal/pathroute"
 	"github.com/apistack/apistack/internal/replay"
+	"github.com/apistack/apistack/internal/specload"
 	"github.com/apistack/apistack/internal/xmlbody"
-	"github.com/apistack/apistack/specs"
 )
 
 // API names an apistack API whose spec this package embeds (package specs,
@@ -64,13 +63,9 @@ func loadSpec(api API) (*openapi3.T, error) {
 	if !ok {
 		return nil, fmt.Errorf("contract: no spec for API %q", api)
 	}
-	data, err := fs.ReadFile(specs.FS, path)
+	spec, err := specload.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("contract: %w", err)
-	}
-	spec, err := openapi3.NewLoader().LoadFromData(data)
-	if err != nil {
-		return nil, fmt.Errorf("contract: load %s spec: %w", api, err)
+		return nil, fmt.Errorf("contract: %s spec: %w", api, err)
 	}
 	return spec, nil
 }

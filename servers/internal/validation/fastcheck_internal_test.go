@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -18,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/apistack/apistack/specs"
+	"github.com/apistack/apistack/internal/specload"
 )
 
 // loadedSpec is one API's spec (name: its path in specs.FS), loaded, with
@@ -32,14 +31,11 @@ type loadedSpec struct {
 // loadSpecs loads every API's spec and builds its router.
 func loadSpecs(t *testing.T) []loadedSpec {
 	t.Helper()
-	names, err := fs.Glob(specs.FS, "*/openapi.yaml")
-	require.NoError(t, err)
+	names := specload.OpenAPIPaths()
 	require.NotEmpty(t, names)
 	out := make([]loadedSpec, 0, len(names))
 	for _, name := range names {
-		data, err := fs.ReadFile(specs.FS, name)
-		require.NoError(t, err)
-		doc, err := openapi3.NewLoader().LoadFromData(data)
+		doc, err := specload.Load(name)
 		require.NoError(t, err)
 		router, err := newPathRouter(doc)
 		require.NoError(t, err)
