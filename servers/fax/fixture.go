@@ -492,8 +492,6 @@ func copyTenants(ctx context.Context, s *Server, from, to descriptor.TenantSet, 
 	return out, raw, err
 }
 
-// textOf is the SQL of the bytes column col as text; blobOf of the text
-// expr as bytes.
 // resignCopiedAttempts signs again the delivery attempts copied into
 // account acct: a copied body names the copy's ids, so the signature it was
 // sent with no longer holds for it. Each is signed over its new body with
@@ -533,6 +531,8 @@ func (s *Server) resignCopiedAttempts(ctx context.Context, tx *sqldb.Tx, acct st
 	return nil
 }
 
+// textOf is the SQL of the bytes column col as text; blobOf of the text
+// expr as bytes.
 func textOf(pg bool, col string) string {
 	if pg {
 		return `convert_from(` + col + `, 'UTF8')`
