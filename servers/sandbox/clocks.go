@@ -189,12 +189,7 @@ type sandboxClock struct {
 
 // Now returns the sandbox's time (the stack's when the sandbox is gone).
 func (k *sandboxClock) Now() time.Time {
-	st, ok, _ := k.c.state(context.Background(), k.id)
-	now := k.c.stack.Now()
-	if !ok {
-		return now
-	}
-	return st.now(now)
+	return k.At(k.c.stack.Now())
 }
 
 // At returns the sandbox's time at the instant the stack's clock read
