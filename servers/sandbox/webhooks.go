@@ -45,11 +45,16 @@ const (
 // verifies each delivery's signature).
 func InboxPathOf(id string) string { return "/sandboxes/" + id + "/inbox" }
 
-// Ready reports whether id is a ready sandbox (its inbox takes deliveries).
-// An id that is not one newID makes (the inbox's path is anyone's to
-// write) is no sandbox's, without a lookup: the database is never asked
-// about bytes it may refuse (PostgreSQL refuses a NUL).
-func (s *Server) Ready(ctx context.Context, id string) (bool, error) {
+// TakesDeliveries reports whether id's inbox takes deliveries: the sandbox
+// is ready, or still being made. A fixture's or a fork's webhook events are
+// queued while the sandbox is made, and the fax server may deliver them
+// before the create answers; were they refused then, their retries would wait
+// on the sandbox's clock, which stands still in a frozen sandbox. A sandbox
+// being deleted, or none, takes none. An id that is not one newID makes (the
+// inbox's path is anyone's to write) is no sandbox's, without a lookup: the
+// database is never asked about bytes it may refuse (PostgreSQL refuses a
+// NUL).
+func (s *Server) TakesDeliveries(ctx context.Context, id string) (bool, error) {
 	if !wellFormedID(id) {
 		return false, nil
 	}
@@ -60,7 +65,7 @@ func (s *Server) Ready(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return r.State == stateReady, nil
+	return r.State == stateReady || r.State == stateCreating, nil
 }
 
 // webhookLog returns the ready sandbox id the caller controls (recording a

@@ -53,7 +53,7 @@ func (st *Stack) sandboxInbox() (func(id string, w http.ResponseWriter, r *http.
 		return nil, err
 	}
 	return func(id string, w http.ResponseWriter, r *http.Request) {
-		ok, err := st.Sandboxes.Ready(r.Context(), id)
+		ok, err := st.Sandboxes.TakesDeliveries(r.Context(), id)
 		if err != nil {
 			st.logger.ErrorContext(r.Context(), "sandbox inbox: look the sandbox up", "sandbox", id, "err", err)
 			inboxError(w, http.StatusInternalServerError, "the sandbox could not be looked up; retry later")
