@@ -170,6 +170,9 @@ func (t *takenFault) Hold(ctx context.Context) bool {
 	return true
 }
 
+// Drops reports whether the fault drops the connection.
+func (t *takenFault) Drops() bool { return t.fault.Kind == faults.Drop }
+
 // Answer writes the fault's answer as the in-process kit does, or drops
 // the connection.
 func (t *takenFault) Answer(c echo.Context) error {

@@ -270,7 +270,7 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 			if jc.fault != nil {
 				answerFault(c, jc)
 			}
-			if jc.set == "" {
+			if jc.set == "" { // a fault takes only the requests of a set
 				jc.reqBody.release()
 				jc.respBody.release()
 				return nil
@@ -286,6 +286,7 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 				ResponseBody: bodyOf(jc.respBody), ResponseTruncated: jc.respCut,
 				Violations: jc.violations, bufs: [2]*bodyBuffer{jc.reqBody, jc.respBody},
 			})
+			dropFaulted(c, jc)
 			return nil
 		}
 	}

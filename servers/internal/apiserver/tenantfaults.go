@@ -23,6 +23,8 @@ type InjectedFault interface {
 	// and reports whether the request is answered by Answer instead of
 	// being served.
 	Hold(ctx context.Context) bool
+	// Drops reports whether Answer drops the connection, answering nothing.
+	Drops() bool
 	// Answer writes the fault's answer in place of the API's (or drops the
 	// connection).
 	Answer(c echo.Context) error
@@ -53,7 +55,10 @@ func skipFaulted(next echo.HandlerFunc) echo.HandlerFunc {
 
 // answerFault replaces whatever the API answered to the request a fault
 // took (nothing was sent: the journal's writer held it back) with the
-// fault's answer.
+// fault's answer. A fault that drops the connection is left to
+// dropFaulted, once the request is journaled (status 0): its caller sees
+// the connection close only after that, as every other caller sees its
+// response end only after its request is journaled.
 func answerFault(c echo.Context, jc *journalCapture) {
 	resp := c.Response()
 	h := resp.Header()
@@ -62,10 +67,24 @@ func answerFault(c echo.Context, jc *journalCapture) {
 	}
 	resp.Committed, resp.Status, resp.Size = false, http.StatusOK, 0
 	jc.muted = false
+	if jc.fault.Drops() {
+		jc.unanswered = true
+		return
+	}
 	if err := jc.fault.Answer(c); err != nil {
 		c.Logger().Error(err)
 	}
 	jc.unanswered = !resp.Committed
+}
+
+// dropFaulted drops the connection of a request a dropping fault took.
+func dropFaulted(c echo.Context, jc *journalCapture) {
+	if jc.fault == nil || !jc.fault.Drops() {
+		return
+	}
+	if err := jc.fault.Answer(c); err != nil {
+		c.Logger().Error(err)
+	}
 }
 
 // status is the status the journal records: 0 for a request a fault
