@@ -47,7 +47,10 @@ import (
 //     a sample every 2 ms, on a heavyweight lock (Lock:*; a commit that
 //     notifies takes the notification queue's, one for the whole cluster)
 //     and on the notification queue's lightweight locks (LWLock:Notify*);
-//     active: the mean count running a statement.
+//     active: the mean count running a statement;
+//   - multixacts/req: the multixacts PostgreSQL created (one each time a
+//     transaction locks a row others hold a lock on: concurrent foreign-key
+//     checks of one parent row).
 //
 // The statements of one request at R=max are logged. Run with
 // -benchtime 1x on a PostgreSQL test run or not (it needs PostgreSQL).
@@ -98,8 +101,8 @@ func BenchmarkReplicaWrites(b *testing.B) {
 	}
 
 	type result struct {
-		reqPerSec, cpu, dbCPU, stmts, heard, lockWait, notifyWait, active float64
-		statements                                                        []benchproc.Statement
+		reqPerSec, cpu, dbCPU, stmts, heard, lockWait, notifyWait, active, multixacts float64
+		statements                                                                    []benchproc.Statement
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var created atomic.Int64
@@ -108,6 +111,10 @@ func BenchmarkReplicaWrites(b *testing.B) {
 		for _, rep := range reps[:r] {
 			heardBefore += sqldb.HeardOn(rep.raw)
 		}
+		// The multixacts are read around the statement counts, so that
+		// their checkpoints are not counted.
+		mxBefore, err := benchproc.MultiXacts(ctx, monitor)
+		require.NoError(b, err)
 		if statsOK {
 			require.NoError(b, benchproc.ResetStatements(ctx, monitor))
 		}
@@ -181,6 +188,9 @@ func BenchmarkReplicaWrites(b *testing.B) {
 			}
 			res.stmts = float64(calls) / float64(n)
 		}
+		mxAfter, err := benchproc.MultiXacts(ctx, monitor)
+		require.NoError(b, err)
+		res.multixacts = float64(mxAfter-mxBefore) / float64(n)
 		return res
 	}
 	ops := []struct {
@@ -241,6 +251,7 @@ func BenchmarkReplicaWrites(b *testing.B) {
 				b.ReportMetric(med(func(x result) float64 { return x.lockWait }), p+"lockwait")
 				b.ReportMetric(med(func(x result) float64 { return x.notifyWait }), p+"notifywait")
 				b.ReportMetric(med(func(x result) float64 { return x.active }), p+"active")
+				b.ReportMetric(med(func(x result) float64 { return x.multixacts }), p+"multixacts/req")
 				if statsOK {
 					b.ReportMetric(med(func(x result) float64 { return x.stmts }), p+"stmts/req")
 				}

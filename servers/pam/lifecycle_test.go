@@ -319,3 +319,28 @@ func TestTimestamps_AnswersShowWhatIsStored(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, code, "and not at it")
 	assert.Equal(t, pamapi.ErrorNameAuthenticationError, name)
 }
+
+// A token whose key, user or team no longer exists never authenticates.
+// On PostgreSQL tokens declare no foreign keys (their checks locked the
+// parent rows of every exchange), so an exchange racing its team's removal
+// can leave such a token; SQLite's foreign keys refuse it.
+func TestTokens_ATokenOfAKeyUserOrTeamThatIsGoneNeverAuthenticates(t *testing.T) {
+	ctx := context.Background()
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot")
+	api := newAPI(t, env.URL)
+	for _, column := range []string{"key_id", "user_id", "team_id"} {
+		t.Run(column, func(t *testing.T) {
+			tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret) // not read yet, so not cached
+			_, err := env.DB.ExecContext(ctx, `UPDATE tokens SET `+column+` = 'gone' WHERE created_at = (SELECT MAX(created_at) FROM tokens)`)
+			if err != nil {
+				assert.ErrorContains(t, err, "FOREIGN KEY", "only a foreign key refuses it")
+				return
+			}
+			status, name := tokenStatus(t, api, tok)
+			assert.Equal(t, http.StatusUnauthorized, status)
+			assert.Equal(t, pamapi.ErrorNameAuthenticationError, name)
+		})
+	}
+}

@@ -189,3 +189,20 @@ func (s *WaitSampler) Stop() (Waits, error) {
 	}
 	return w, s.err
 }
+
+// MultiXacts returns the cluster's next multixact id after a checkpoint
+// (the control file has it exactly only then; the checkpoint needs a
+// superuser or pg_checkpoint). The difference over a round of load is how
+// many multixacts it created: one each time a transaction locks a row
+// other transactions hold a lock on, as concurrent foreign-key checks of
+// one parent row do (FOR KEY SHARE).
+func MultiXacts(ctx context.Context, db *sql.DB) (uint64, error) {
+	if _, err := db.ExecContext(ctx, `CHECKPOINT`); err != nil {
+		return 0, fmt.Errorf("multixacts: checkpoint: %w", err)
+	}
+	var next uint64
+	if err := db.QueryRowContext(ctx, `SELECT next_multixact_id::text::bigint FROM pg_control_checkpoint()`).Scan(&next); err != nil {
+		return 0, fmt.Errorf("multixacts: %w", err)
+	}
+	return next, nil
+}
