@@ -33,6 +33,8 @@ type store struct {
 	pages *cache.Cache[any]
 	// creates commits concurrent group creates together (PostgreSQL).
 	creates createBatches
+	// tokens commits concurrent token inserts together (PostgreSQL).
+	tokens tokenBatches
 	// revoked is called after every committed change that can take access
 	// away or change what a token may do (keys, users, teams, group roles and
 	// members): the server drops what it cached about credentials.
@@ -243,7 +245,12 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 	return k, nil
 }
 
+// insertToken stores a token of key k, with its group commit on PostgreSQL
+// (tokens.go).
 func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, expires time.Time) error {
+	if s.db.Dialect() == sqldb.Postgres {
+		return s.tokens.of(s.db).Do(ctx, &pendingToken{hash: hash, key: k, now: now, expires: expires})
+	}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO tokens (hash, key_id, user_id, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		hash, k.ID, k.UserID, k.TeamID, sqldb.Micros(now), sqldb.Micros(expires))
