@@ -36,18 +36,18 @@ type pendingCreate struct {
 	n      int
 }
 
-// createBatches is the group commit of a store's creates, made at first
-// use.
-type createBatches struct {
+// batcher is a group commit made at first use, committing with commit on
+// the database of its first use (creates and tokens on PostgreSQL).
+type batcher[T any] struct {
 	once sync.Once
-	gc   *sqldb.GroupCommit[*pendingCreate]
+	gc   *sqldb.GroupCommit[T]
 }
 
-// of returns the group commit of the creates on db.
-func (b *createBatches) of(db *sqldb.DB) *sqldb.GroupCommit[*pendingCreate] {
+// of returns the group commit on db.
+func (b *batcher[T]) of(db *sqldb.DB, commit func(context.Context, *sqldb.DB, []T) []error) *sqldb.GroupCommit[T] {
 	b.once.Do(func() {
-		b.gc = &sqldb.GroupCommit[*pendingCreate]{Commit: func(ctx context.Context, batch []*pendingCreate) []error {
-			return commitCreates(ctx, db, batch)
+		b.gc = &sqldb.GroupCommit[T]{Commit: func(ctx context.Context, batch []T) []error {
+			return commit(ctx, db, batch)
 		}}
 	})
 	return b.gc

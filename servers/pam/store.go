@@ -32,9 +32,9 @@ type store struct {
 	// pages caches list pages read, dropped after every committed write.
 	pages *cache.Cache[any]
 	// creates commits concurrent group creates together (PostgreSQL).
-	creates createBatches
+	creates batcher[*pendingCreate]
 	// tokens commits concurrent token inserts together (PostgreSQL).
-	tokens tokenBatches
+	tokens batcher[*pendingToken]
 	// revoked is called after every committed change that can take access
 	// away or change what a token may do (keys, users, teams, group roles and
 	// members): the server drops what it cached about credentials.
@@ -249,7 +249,7 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 // (tokens.go).
 func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, expires time.Time) error {
 	if s.db.Dialect() == sqldb.Postgres {
-		return s.tokens.of(s.db).Do(ctx, &pendingToken{hash: hash, key: k, now: now, expires: expires})
+		return s.tokens.of(s.db, commitTokens).Do(ctx, &pendingToken{hash: hash, key: k, now: now, expires: expires})
 	}
 	_, err := s.db.ExecContext(ctx,
 		`INSERT INTO tokens (hash, key_id, user_id, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -538,7 +538,7 @@ func (s *store) quotas(ctx context.Context, teamID string) (map[string]int, erro
 func (s *store) createGroup(ctx context.Context, teamID, name string, roles []string, now time.Time) (group, error) {
 	g := group{ID: uuid.NewString(), Name: name, Roles: splitRoles(joinRoles(roles))}
 	if s.db.Dialect() == sqldb.Postgres {
-		if err := s.creates.of(s.db).Do(ctx, &pendingCreate{g: g, teamID: teamID, now: now}); err != nil {
+		if err := s.creates.of(s.db, commitCreates).Do(ctx, &pendingCreate{g: g, teamID: teamID, now: now}); err != nil {
 			return group{}, err
 		}
 		return g, nil

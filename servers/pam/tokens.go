@@ -3,7 +3,6 @@ package pam
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apistack/apistack/servers/internal/sqldb"
@@ -24,23 +23,6 @@ type pendingToken struct {
 	hash         []byte
 	key          keyRecord
 	now, expires time.Time
-}
-
-// tokenBatches is the group commit of a store's token inserts, made at
-// first use.
-type tokenBatches struct {
-	once sync.Once
-	gc   *sqldb.GroupCommit[*pendingToken]
-}
-
-// of returns the group commit of the token inserts on db.
-func (b *tokenBatches) of(db *sqldb.DB) *sqldb.GroupCommit[*pendingToken] {
-	b.once.Do(func() {
-		b.gc = &sqldb.GroupCommit[*pendingToken]{Commit: func(ctx context.Context, batch []*pendingToken) []error {
-			return commitTokens(ctx, db, batch)
-		}}
-	})
-	return b.gc
 }
 
 // commitTokens inserts batch in one statement and returns each member's
