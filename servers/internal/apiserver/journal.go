@@ -270,7 +270,7 @@ func journal(j Journal, api string, router routers.Router) echo.MiddlewareFunc {
 			if jc.fault != nil {
 				answerFault(c, jc)
 			}
-			if jc.set == "" { // a fault takes only the requests of a set
+			if jc.set == "" { // and so no fault took it: faults take the requests of a set
 				jc.reqBody.release()
 				jc.respBody.release()
 				return nil
