@@ -11,3 +11,7 @@ import (
 func HandlerWithRights(s *Server, table *rights.Table) (http.Handler, error) {
 	return s.handlerWith(table)
 }
+
+// RenderedGeneration is the generation of s's rendered list pages: it moves
+// on each time they are dropped.
+func RenderedGeneration(s *Server) uint64 { return s.rendered.Generation() }

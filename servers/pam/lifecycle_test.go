@@ -11,6 +11,7 @@ import (
 
 	"github.com/apistack/apistack/gen/pamapi"
 	"github.com/apistack/apistack/servers/clock"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/pam"
 	"github.com/apistack/apistack/servers/pam/pamtest"
 )
@@ -343,4 +344,28 @@ func TestTokens_ATokenOfAKeyUserOrTeamThatIsGoneNeverAuthenticates(t *testing.T)
 			assert.Equal(t, pamapi.ErrorNameAuthenticationError, name)
 		})
 	}
+}
+
+// A token exchange keeps the list pages rendered (no cache holds a token's
+// absence); a write that changes what a list shows drops them.
+func TestTokens_AnExchangeKeepsTheListPagesRendered(t *testing.T) {
+	ctx := context.Background()
+	env := pamtest.Start(t, pamtest.Options{})
+	env.Team(t, "acme")
+	key := env.ServiceUser(t, "acme", "bot", "pam_admin")
+	api := newAPI(t, env.URL)
+	tok := issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	// What the set-up committed is heard (PostgreSQL) before the count.
+	require.NoError(t, sqldb.Sync(ctx, env.DB))
+	before := pam.RenderedGeneration(env.Server)
+	for range 3 {
+		issueToken(t, api, "acme", key.KeyID, key.KeySecret)
+	}
+	require.NoError(t, sqldb.Sync(ctx, env.DB))
+	assert.Equal(t, before, pam.RenderedGeneration(env.Server), "exchanges drop no list page")
+	resp, err := api.CreateGroup(ctx, "acme", pamapi.CreateGroupJSONRequestBody{Name: "new-group", Roles: []pamapi.Role{}}, bearer(tok))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	assert.NotEqual(t, before, pam.RenderedGeneration(env.Server), "a create drops them")
 }

@@ -246,12 +246,13 @@ func (s *store) keyByID(ctx context.Context, keyID string) (keyRecord, error) {
 }
 
 // insertToken stores a token of key k, with its group commit on PostgreSQL
-// (tokens.go).
+// (tokens.go). No cache holds a token's absence, so the insert keeps the
+// list pages cached (QuietExecContext): an exchange drops none.
 func (s *store) insertToken(ctx context.Context, hash []byte, k keyRecord, now, expires time.Time) error {
 	if s.db.Dialect() == sqldb.Postgres {
 		return s.tokens.of(s.db, commitTokens).Do(ctx, &pendingToken{hash: hash, key: k, now: now, expires: expires})
 	}
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.db.QuietExecContext(ctx,
 		`INSERT INTO tokens (hash, key_id, user_id, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		hash, k.ID, k.UserID, k.TeamID, sqldb.Micros(now), sqldb.Micros(expires))
 	if err != nil {

@@ -55,7 +55,7 @@ func insertTokens(ctx context.Context, db *sqldb.DB, batch []*pendingToken) erro
 		hashes[i], keys[i], users[i], teams[i] = p.hash, p.key.ID, p.key.UserID, p.key.TeamID
 		created[i], expires[i] = sqldb.Micros(p.now), sqldb.Micros(p.expires)
 	}
-	if _, err := db.ExecContext(ctx, insertTokensSQL, hashes, keys, users, teams, created, expires); err != nil {
+	if _, err := db.QuietExecContext(ctx, insertTokensSQL, hashes, keys, users, teams, created, expires); err != nil {
 		return fmt.Errorf("store token: %w", err)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apistack/apistack/gen/restaurantapi"
 	"github.com/apistack/apistack/gen/restaurantserver"
+	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/stalledbody"
 	"github.com/apistack/apistack/servers/internal/storeerr"
 	"github.com/apistack/apistack/servers/internal/testkit"
@@ -546,4 +547,25 @@ func TestEveryBody_ThatStallsIs408RequestTimeout(t *testing.T) {
 			assert.True(t, e.CanRetry, "the same request, its body sent in time, may succeed")
 		},
 	})
+}
+
+// A login keeps the pages and documents cached (no cache holds a token's
+// absence); a write drops them.
+func TestAuth_ALoginKeepsThePagesCached(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	// What the set-up committed is heard (PostgreSQL) before the count.
+	require.NoError(t, sqldb.Sync(ctx, f.db))
+	pages, entities := restaurant.PagesGeneration(f.srv)
+	for range 3 {
+		f.login(f.clientID, f.secret)
+	}
+	require.NoError(t, sqldb.Sync(ctx, f.db))
+	p, e := restaurant.PagesGeneration(f.srv)
+	assert.Equal(t, [2]uint64{pages, entities}, [2]uint64{p, e}, "logins drop no page")
+	_, err := f.srv.Operator().CreateRestaurant(ctx, "", "Restaurant C")
+	require.NoError(t, err)
+	p, e = restaurant.PagesGeneration(f.srv)
+	assert.NotEqual(t, pages, p, "a write drops the pages")
+	assert.NotEqual(t, entities, e, "and the documents")
 }

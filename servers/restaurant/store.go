@@ -139,8 +139,11 @@ func (s *store) client(ctx context.Context, id string) (clientRecord, error) {
 	return c, nil
 }
 
+// insertToken stores a token of clientID. No cache holds a token's
+// absence, so the insert keeps the pages and documents cached
+// (QuietExecContext): a token request drops none.
 func (s *store) insertToken(ctx context.Context, hash []byte, clientID string, expires time.Time) error {
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.db.QuietExecContext(ctx,
 		`INSERT INTO tokens (hash, client_id, expires_at) VALUES (?, ?, ?)`, hash, clientID, sqldb.Micros(expires))
 	if err != nil {
 		return fmt.Errorf("store token: %w", err)

@@ -32,6 +32,9 @@ import (
 // transaction.
 type batchedWrite struct {
 	fn func(tx *Tx) error
+	// quiet: no cache depends on the write (QuietExecContext); a batch of
+	// quiet writes alone runs no OnCommit hooks.
+	quiet bool
 	// panicked holds what fn panicked with: the write's caller panics with
 	// it, as if fn had run on its goroutine.
 	panicked any
@@ -53,7 +56,11 @@ func (d *DB) batched() bool { return d.group != nil }
 // inBatch runs fn in the transaction of the next batch and returns once it
 // committed, with fn's error, or the batch's (a *batchFailure).
 func (d *DB) inBatch(ctx context.Context, fn func(tx *Tx) error) error {
-	w := &batchedWrite{fn: fn}
+	return d.writeInBatch(ctx, &batchedWrite{fn: fn})
+}
+
+// writeInBatch runs w in the transaction of the next batch, as inBatch.
+func (d *DB) writeInBatch(ctx context.Context, w *batchedWrite) error {
 	d.pending.Add(1)
 	err := d.group.Do(ctx, w)
 	d.pending.Add(-1)
@@ -94,7 +101,9 @@ func (d *DB) commitBatch(ctx context.Context, batch []*batchedWrite) []error {
 		if err := raw.Commit(); err != nil {
 			return fail(fmt.Errorf("commit: %w", err))
 		}
-		d.committed()
+		if !batch[0].quiet {
+			d.committed()
+		}
 		return errs
 	}
 	committed := 0
@@ -109,7 +118,7 @@ func (d *DB) commitBatch(ctx context.Context, batch []*batchedWrite) []error {
 			if _, err := tx.ExecContext(ctx, `ROLLBACK TO `+batchSavepoint); err != nil {
 				return fail(fmt.Errorf("roll back to the savepoint: %w", err))
 			}
-		} else {
+		} else if !w.quiet {
 			committed++
 		}
 		if _, err := tx.ExecContext(ctx, `RELEASE `+batchSavepoint); err != nil {
@@ -137,10 +146,11 @@ func runWrite(tx *Tx, w *batchedWrite) (err error) {
 	return w.fn(tx)
 }
 
-// execBatched runs one statement as a write of the next batch.
-func (d *DB) execBatched(ctx context.Context, query string, args []any) (sql.Result, error) {
+// execBatched runs one statement as a write of the next batch; a quiet one
+// (QuietExecContext) runs no OnCommit hooks of its own.
+func (d *DB) execBatched(ctx context.Context, quiet bool, query string, args []any) (sql.Result, error) {
 	var res sql.Result
-	err := d.inBatch(ctx, func(tx *Tx) error {
+	err := d.writeInBatch(ctx, &batchedWrite{quiet: quiet, fn: func(tx *Tx) error {
 		var err error
 		res, err = tx.ExecContext(ctx, query, args...)
 		if err != nil {
@@ -150,10 +160,10 @@ func (d *DB) execBatched(ctx context.Context, query string, args []any) (sql.Res
 		// other statements once the batch ends.
 		res, err = readResult(res)
 		return err
-	})
+	}})
 	if _, failed := errors.AsType[*batchFailure](err); failed {
 		// Not this statement's doing, and nothing committed: alone.
-		return d.execAlone(ctx, query, args)
+		return d.execAlone(ctx, quiet, query, args)
 	}
 	if err != nil {
 		return nil, err

@@ -228,3 +228,41 @@ func TestBeginTx_AWaitForTheWriterEndsWithItsContext(t *testing.T) {
 	require.NoError(t, err, "the writer is free once its holder is done: the abandoned wait took nothing")
 	require.NoError(t, tx.Rollback())
 }
+
+// A quiet write (QuietExecContext) runs no OnCommit hooks: alone, or in a
+// batch of quiet writes only. A batch that commits another write too runs
+// them once, as any batch.
+func TestQuietExec_RunsNoOnCommitHooksOfItsOwn(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	var commits atomic.Int32
+	db.OnCommit(func() { commits.Add(1) })
+
+	_, err := db.QuietExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('alone', 1)`)
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), commits.Load(), "a quiet write alone")
+
+	batch := func(n int, quiet func(i int) bool) {
+		t.Helper()
+		release := holdWriter(t, db)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				exec := db.ExecContext
+				if quiet(i) {
+					exec = db.QuietExecContext
+				}
+				_, err := exec(ctx, `INSERT INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint("k", n, "-", i), i)
+				assert.NoError(t, err)
+			})
+		}
+		require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == n }, 10*time.Second, time.Millisecond)
+		release()
+		wg.Wait()
+	}
+	batch(6, func(int) bool { return true })
+	assert.Equal(t, int32(0), commits.Load(), "a batch of quiet writes")
+	batch(5, func(i int) bool { return i != 2 })
+	assert.Equal(t, int32(1), commits.Load(), "a batch with one write that is not quiet")
+	assert.Len(t, kv(t, db), 1+6+5, "every write committed")
+}

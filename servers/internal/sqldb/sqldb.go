@@ -505,15 +505,28 @@ func execOn(ctx context.Context, st *sql.Stmt, err error, r runner, query string
 
 // ExecContext runs a statement that returns no rows.
 func (d *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return d.exec(ctx, false, query, args)
+}
+
+// QuietExecContext is ExecContext without the OnCommit hooks, for a write
+// that no cache of this process can be stale after (an insert of a row no
+// cache holds the absence of, as a new token): the caches the hooks drop
+// (list pages) are kept. The commit notifications other replicas hear are
+// the table's own (pgdb.QuietInsertsComment).
+func (d *DB) QuietExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return d.exec(ctx, true, query, args)
+}
+
+func (d *DB) exec(ctx context.Context, quiet bool, query string, args []any) (sql.Result, error) {
 	if d.batched() {
-		return d.execBatched(ctx, query, args)
+		return d.execBatched(ctx, quiet, query, args)
 	}
-	return d.execAlone(ctx, query, args)
+	return d.execAlone(ctx, quiet, query, args)
 }
 
 // execAlone runs a statement that returns no rows in a transaction of its
-// own (autocommit).
-func (d *DB) execAlone(ctx context.Context, query string, args []any) (sql.Result, error) {
+// own (autocommit); a quiet one runs no OnCommit hooks.
+func (d *DB) execAlone(ctx context.Context, quiet bool, query string, args []any) (sql.Result, error) {
 	st, err := d.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -525,7 +538,7 @@ func (d *DB) execAlone(ctx context.Context, query string, args []any) (sql.Resul
 		defer d.writer.unlock()
 	}
 	res, err := execOn(ctx, st, nil, d.db, d.Rebind(query), args)
-	if err == nil {
+	if err == nil && !quiet {
 		d.committed()
 	}
 	return res, err
