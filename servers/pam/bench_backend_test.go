@@ -162,6 +162,34 @@ func benchListGroups(b *testing.B, base, tok string) {
 	}, http.StatusOK, 5000)
 }
 
+// BenchmarkBackendListWhileExchanging: a mixed load, 16 clients whose
+// every fifth request exchanges a key for a token and the others list a
+// page of 100 groups, as services that sign in now and then do. A token
+// insert drops no cached list page (QuietExecContext); were it to, every
+// exchange would make the next lists read and render their page again.
+func BenchmarkBackendListWhileExchanging(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(string(backend), func(b *testing.B) {
+			srv, base, tok := startBackendServer(b, testdb.OpenOn(b, backend, pamtest.Migrations))
+			key, err := srv.Operator().BootstrapServiceUser(context.Background(), "acme", "signer", "signer-group", nil, 0)
+			require.NoError(b, err)
+			body := fmt.Sprintf(`{"key_id":%q,"key_secret":%q}`, key.KeyID, key.KeySecret)
+			list := base + "/v1/teams/acme/groups?count=100"
+			var n atomic.Int64
+			runClients(b, func() *http.Request {
+				if n.Add(1)%5 == 0 {
+					req, _ := http.NewRequest(http.MethodPost, base+"/v1/teams/acme/service_token", strings.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					return req
+				}
+				req, _ := http.NewRequest(http.MethodGet, list, nil)
+				req.Header.Set("Authorization", "Bearer "+tok)
+				return req
+			}, http.StatusOK, 0)
+		})
+	}
+}
+
 // BenchmarkBackendCreateGroup16Teams: concurrent writes that need not
 // wait for each other, 16 clients each creating groups in a team of its
 // own (16 teams, each with its own pam_admin service user).
