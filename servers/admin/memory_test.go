@@ -130,10 +130,13 @@ func BenchmarkImportDemoConfiguration(b *testing.B) {
 const importHeapBudget = 8 << 20
 
 // TestImportPeakHeapIsBounded imports realistic configurations of 10 and 30
-// MiB: both peak within importHeapBudget, and the peak grows by less than a
-// fifth of a byte per byte of document (one that followed the document's
-// size, as a duplicate check kept in memory did, grows by about three; the
-// measure itself varies by a few MiB from one import to the next).
+// MiB: both peak within importHeapBudget, and the peak grows by less than
+// half a byte per byte of document (one that followed the document's size,
+// as a duplicate check kept in memory did, grows by about three; the
+// measure itself varies by a few MiB from one import to the next, which
+// over the 20 MiB between the two documents is up to 0.2 a byte: on
+// PostgreSQL, 0.17 to 0.20 has been measured with nothing following the
+// size).
 func TestImportPeakHeapIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and imports 40 MiB of configuration")
@@ -153,7 +156,7 @@ func TestImportPeakHeapIsBounded(t *testing.T) {
 	assert.Less(t, smallPeak, uint64(importHeapBudget), "a 10 MiB import peaks within the budget")
 	assert.Less(t, largePeak, uint64(importHeapBudget), "a 30 MiB import peaks within the budget")
 	growth := (float64(largePeak) - float64(smallPeak)) / float64(len(large)-len(small))
-	assert.Less(t, growth, 0.2, "the peak does not follow the document's size: it grows by %.2f bytes per byte of document", growth)
+	assert.Less(t, growth, 0.5, "the peak does not follow the document's size: it grows by %.2f bytes per byte of document", growth)
 }
 
 // TestImportLateProblemWritesNothing imports a realistic document larger
