@@ -15,7 +15,7 @@ import (
 // is ready, and none once it is being deleted, or for no sandbox.
 func TestTakesDeliveries_WhileMadeAndReadyNotWhileDeleted(t *testing.T) {
 	ctx := context.Background()
-	s := &Server{store: &store{db: journalDB(t)}}
+	s := &Server{store: &store{db: sandboxDB(t)}}
 	now := time.Now()
 	ids := map[string]string{}
 	for _, state := range []string{stateCreating, stateReady, stateDeleting} {

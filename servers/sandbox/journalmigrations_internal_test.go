@@ -35,8 +35,9 @@ func migrationStatement(t *testing.T, file, start string) string {
 	return start + stmt
 }
 
-// journalDB is a database of the sandbox schema on the run's backend.
-func journalDB(t *testing.T) *sqldb.DB {
+// sandboxDB is a database of the sandbox schema on the run's backend (the
+// journal's and the inbox's internal tests).
+func sandboxDB(t *testing.T) *sqldb.DB {
 	t.Helper()
 	return sqldb.New(testdb.Open(t, testdb.Migrations{Schema: "sandbox", SQLite: Migrations(), Postgres: PostgresMigrations()}), sqldb.Options{})
 }
@@ -45,7 +46,7 @@ func journalDB(t *testing.T) *sqldb.DB {
 // entries they were (the stack's time standing for the sandbox's).
 func TestJournalCodec_ReadsTheEntriesConvertedFromThePerEntryTable(t *testing.T) {
 	ctx := context.Background()
-	db := journalDB(t)
+	db := sandboxDB(t)
 	blob, convert := "BLOB", migrationStatement(t, "00040_journal_batches.sql", "INSERT INTO journal_batches")
 	if testdb.Current() == testdb.Postgres {
 		blob = "BYTEA"
@@ -109,7 +110,7 @@ func TestJournalCodec_ReadsTheEntriesConvertedFromThePerEntryTable(t *testing.T)
 func TestJournalTotals_MigrationCountsTheRowsThere(t *testing.T) {
 	ctx := context.Background()
 	fill := migrationStatement(t, "00080_journal_totals.sql", "UPDATE sandboxes SET")
-	db := journalDB(t)
+	db := sandboxDB(t)
 	for _, id := range []string{"sbx-full", "sbx-empty"} {
 		_, err := db.ExecContext(ctx, `INSERT INTO sandboxes (id, token_hash, clock, ttl_micros, state, created_at, last_used_at)
 			VALUES (?, ?, 'frozen', 3600000000, 'ready', 0, 0)`, id, []byte(id))
