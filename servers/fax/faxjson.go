@@ -13,43 +13,49 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apistack/apistack/gen/faxapi"
 )
 
-// faxListAnswer is ListFaxes's 200, encoded by appendFaxList.
-type faxListAnswer faxapi.FaxList
+// faxListBody is ListFaxes's 200: a page encoded by appendFaxList.
+type faxListBody []byte
 
 // VisitListFaxesResponse writes the answer, with its length.
-func (a faxListAnswer) VisitListFaxesResponse(w http.ResponseWriter) error {
-	buf := faxListBodies.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= maxPooledFaxList {
-			faxListBodies.Put(buf)
-		}
-	}()
-	body, err := appendFaxList((*buf)[:0], faxapi.FaxList(a))
-	if err != nil {
-		return err
-	}
-	*buf = body
+func (b faxListBody) VisitListFaxesResponse(w http.ResponseWriter) error {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
-	_, err = w.Write(body)
+	_, err := w.Write(b)
 	return err
 }
 
-// faxListBodies keeps the buffers fax pages are encoded in; a writer does
-// not keep what it is given (io.Writer's contract), so a buffer is free
-// again once the answer is written.
-var faxListBodies = sync.Pool{New: func() any { return new([]byte) }}
+// renderedTTL bounds how long an encoded page is kept: its key names one
+// second of the caller's clock, so past that second only a frozen sandbox
+// clock reads it again.
+const renderedTTL = 2 * time.Second
 
-// maxPooledFaxList is the largest buffer kept for the next answer.
-const maxPooledFaxList = 1 << 20
+// renderedFaxListKey names an encoded page by everything its bytes depend
+// on: the account, the filters, the page, the second the media links are
+// signed at and the base URL they point to.
+func renderedFaxListKey(account string, f faxFilter, number, size int, now time.Time, baseURL string) string {
+	b := make([]byte, 0, 128)
+	b = append(b, account...)
+	for _, t := range []*time.Time{f.CreatedGTE, f.CreatedLTE} {
+		b = append(b, '|')
+		if t != nil {
+			b = strconv.AppendInt(b, t.UnixMicro(), 10)
+		}
+	}
+	for _, v := range []string{f.Direction, f.From, f.To} {
+		b = strconv.AppendQuote(append(b, '|'), v)
+	}
+	b = strconv.AppendInt(append(b, '|'), int64(number), 10)
+	b = strconv.AppendInt(append(b, '|'), int64(size), 10)
+	b = strconv.AppendInt(append(b, '|'), now.Unix(), 10)
+	return string(append(append(b, '|'), baseURL...))
+}
 
 // appendFaxList appends l as encoding/json's Encoder writes it, newline
 // included.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
 
@@ -364,6 +365,67 @@ func TestListFaxes_EveryWriteIsSeenByTheNextList(t *testing.T) {
 	r.waitFor(id, "fax.delivered")
 	assert.Equal(t, []faxapi.FaxStatus{faxapi.FaxStatusDelivered}, statuses(), "so is every step of the simulator")
 }
+
+// A list's answer is kept encoded within one second of the caller's clock:
+// its media links are the ones a GetFax signs at that second, the same
+// bytes while the clock stays in it, signed anew once it moves on, and each
+// valid for MediaLinkTTL from the second it was signed at.
+func TestListFaxes_MediaLinksAreSignedAtTheCallersSecond(t *testing.T) {
+	// The clock moves only as the test says: the harness moves a
+	// *clock.Fake on to each timer a retry waits for, which a clock of
+	// another type hides from it (no delivery here is retried).
+	h, r := newReceivingHarness(t, func(c *Config) { c.Clock = heldClock{c.Clock.(*clock.Fake)} })
+	ctx := context.Background()
+	id := h.sendDoc("+14155550123", h.docs.URL+"/3-pages.pdf", true)
+	r.waitFor(id, "fax.delivered")
+	h.clock.Set(h.clock.Now().Truncate(time.Second).Add(time.Second))
+
+	listed := func() (string, []byte) {
+		resp, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{})
+		testkit.Answered(t, http.StatusOK, resp, err)
+		require.Len(t, resp.JSON200.Data, 1)
+		require.NotNil(t, resp.JSON200.Data[0].StoredMediaUrl)
+		return *resp.JSON200.Data[0].StoredMediaUrl, resp.Body
+	}
+	expiry := func(link string) int64 {
+		u, err := url.Parse(link)
+		require.NoError(t, err)
+		e, err := strconv.ParseInt(u.Query().Get("expires"), 10, 64)
+		require.NoError(t, err)
+		return e
+	}
+	status := func(link string) int {
+		resp, err := http.Get(link)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	first, body := listed()
+	assert.Equal(t, h.clock.Now().Add(MediaLinkTTL).Unix(), expiry(first))
+	got, err := h.api.GetFaxWithResponse(ctx, uuid.MustParse(id))
+	testkit.Answered(t, http.StatusOK, got, err)
+	assert.Equal(t, first, *got.JSON200.Data.StoredMediaUrl, "the link GetFax signs at the same second")
+
+	h.clock.Advance(999 * time.Millisecond)
+	again, againBody := listed()
+	assert.Equal(t, string(body), string(againBody), "the same second: the same answer")
+
+	h.clock.Advance(time.Millisecond)
+	next, _ := listed()
+	assert.Equal(t, expiry(first)+1, expiry(next), "the next second: links signed at it")
+	assert.Equal(t, http.StatusOK, status(again))
+	assert.Equal(t, http.StatusOK, status(next))
+
+	h.clock.Advance(MediaLinkTTL - time.Second)
+	assert.Equal(t, http.StatusForbidden, status(first), "valid MediaLinkTTL from the second it was signed at")
+	assert.Equal(t, http.StatusOK, status(next))
+	latest, _ := listed()
+	assert.Equal(t, http.StatusOK, status(latest))
+}
+
+// heldClock is a fake clock the harness does not move on its own.
+type heldClock struct{ *clock.Fake }
 
 // A failed fax whose document was stored answers its failure reason beside
 // a link that serves the document: one cancelled once its media is

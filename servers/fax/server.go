@@ -142,10 +142,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
-	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute)}
+	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute), rendered: cache.New[[]byte](256, renderedTTL)}
 	st.attemptBatches = newAttemptBatches(st)
 	st.db.OnCommit(st.pages.Invalidate)
 	st.db.Follow(st.pages)
+	st.db.OnCommit(st.rendered.Invalidate)
+	st.db.Follow(st.rendered)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err
@@ -369,15 +371,30 @@ func (s *Server) ListFaxes(ctx context.Context, req faxserver.ListFaxesRequestOb
 	setString(&f.Direction, p.FilterDirection)
 	setIf(&f.From, p.FilterFrom)
 	setIf(&f.To, p.FilterTo)
+	// A page's answer is kept encoded until the next write. Its media links
+	// are signed to expire MediaLinkTTL after the caller's clock, to the
+	// second, so the key names that second: within it the answer is the
+	// same bytes, and a link is never older than one made now would be.
+	now := s.tenantNow(ctx)
+	key := renderedFaxListKey(acct, f, number, size, now, *s.baseURL.Load())
+	if body, ok := s.store.rendered.Get(key); ok {
+		return faxListBody(body), nil
+	}
+	gen := s.store.rendered.Generation()
 	rows, total, err := s.store.listFaxes(ctx, acct, f, (number-1)*size, size)
 	if err != nil {
 		return nil, err
 	}
-	out := faxListAnswer{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
+	l := faxapi.FaxList{Data: make([]faxapi.Fax, 0, len(rows)), Meta: pageMeta(number, size, total)}
 	for _, r := range rows {
-		out.Data = append(out.Data, s.toAPIFax(ctx, r))
+		l.Data = append(l.Data, s.toAPIFaxAt(r, now))
 	}
-	return out, nil
+	body, err := appendFaxList(nil, l)
+	if err != nil {
+		return nil, fmt.Errorf("encode faxes: %w", err)
+	}
+	s.store.rendered.Put(gen, key, body)
+	return faxListBody(body), nil
 }
 
 // GetFax returns one fax, with fresh signed media links.
@@ -696,6 +713,11 @@ func pageMeta(number, size, total int) faxapi.PageMeta {
 
 // toAPIFax renders a fax; its media links are signed now, valid 10 minutes.
 func (s *Server) toAPIFax(ctx context.Context, f faxRow) faxapi.Fax {
+	return s.toAPIFaxAt(f, s.tenantNow(ctx))
+}
+
+// toAPIFaxAt renders a fax with its media links signed at now.
+func (s *Server) toAPIFaxAt(f faxRow, now time.Time) faxapi.Fax {
 	out := faxapi.Fax{
 		Id: uuid.MustParse(f.ID), RecordType: faxapi.FaxRecordTypeFax, ConnectionId: f.ConnectionID,
 		Direction: faxapi.FaxDirection(f.Direction), From: f.From, To: f.To,
@@ -713,7 +735,7 @@ func (s *Server) toAPIFax(ctx context.Context, f faxRow) faxapi.Fax {
 		out.MediaUrl = &u
 	}
 	if hasDocument(f) {
-		link := s.mediaLink(*f.MediaID, s.tenantNow(ctx))
+		link := s.mediaLink(*f.MediaID, now)
 		if f.Direction == "inbound" {
 			out.MediaUrl = &link
 		} else {

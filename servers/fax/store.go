@@ -45,6 +45,9 @@ type store struct {
 	// pages caches pages of faxes listed, dropped after every committed
 	// write (a list is read again while no fax moves).
 	pages *cache.Cache[faxPage]
+	// rendered keeps ListFaxes's answers encoded (renderedFaxListKey),
+	// dropped with pages.
+	rendered *cache.Cache[[]byte]
 	// revoked is called after every committed change that revokes an API
 	// key or changes or deletes a fax application: the server drops what it
 	// cached about keys and applications.
