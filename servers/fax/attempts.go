@@ -136,28 +136,27 @@ func (s *store) insertAttempt(ctx context.Context, r *attemptRecord) error {
 		}
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	// Quiet: no cache reads the attempts (the webhook log is read by its
+	// readers after attemptLog fires).
+	inserted := false
+	err = s.db.QuietInTx(ctx, func(tx *sqldb.Tx) error {
+		inserted = false
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM faxes WHERE id = ?`, r.FaxID).Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO delivery_attempts (`+insertedAttemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(),
+			sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body)
+		inserted = err == nil
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
 	}
-	defer func() { _ = tx.Rollback() }()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT id FROM faxes WHERE id = ?`+s.lockClause(" FOR KEY SHARE")+`) f`, r.FaxID).Scan(&n); err != nil {
-		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
+	if inserted {
+		s.attemptLog.fire()
 	}
-	if n == 0 {
-		return nil
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO delivery_attempts (`+insertedAttemptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EventSeq, r.FaxID, r.Attempt, r.Target, sqldb.Micros(r.At), status, r.Error, r.Latency.Microseconds(),
-		sqldb.NullMicros(r.NextRetry), string(headers), r.Succeeded, r.Body)
-	if err != nil {
-		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("record attempt of event %d: %w", r.EventSeq, err)
-	}
-	s.attemptLog.fire()
 	return nil
 }
 
@@ -225,7 +224,7 @@ func (s *store) commitAttempts(ctx context.Context, batch []*attemptRow) error {
 		errs[i], latency[i], headers[i], succeeded[i], bodies[i] = r.Error, r.Latency.Microseconds(), row.headers, r.Succeeded, r.Body
 	}
 	var found, accounts, inserted int
-	err := s.db.Pipeline(ctx,
+	err := s.db.QuietPipeline(ctx,
 		sqldb.Statement{SQL: `SELECT COUNT(*) FROM (SELECT id FROM faxes WHERE id = ANY(CAST(? AS TEXT[])) ORDER BY id FOR KEY SHARE) AS f`,
 			Args: []any{faxIDs}, Scan: []any{&found}},
 		sqldb.Statement{SQL: `SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(` + attemptLogLock + `, h)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/gen/faxapi"
+	"github.com/apistack/apistack/protocol/faxwebhook"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/testkit"
 )
@@ -422,6 +424,53 @@ func TestListFaxes_MediaLinksAreSignedAtTheCallersSecond(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status(next))
 	latest, _ := listed()
 	assert.Equal(t, http.StatusOK, status(latest))
+}
+
+// Webhook deliveries write only the outbox and the delivery attempts,
+// which no list shows: their claims, attempts, retries and outcomes keep
+// the list pages cached (sqldb.DB.QuietInTx), while a fax that moves on
+// drops them.
+func TestListFaxes_WebhookDeliveriesKeepTheListPagesCached(t *testing.T) {
+	h, r := newReceivingHarness(t)
+	ctx := context.Background()
+	refused := make(chan struct{}, 16)
+	r.mu.Lock()
+	r.behave = func(e faxwebhook.Event) error {
+		if e.Type != "fax.delivered" {
+			return nil
+		}
+		refused <- struct{}{}
+		return errors.New("the receiver is down")
+	}
+	r.mu.Unlock()
+
+	id := h.send("+14155550123")
+	<-refused // the fax is delivered: its last step has committed
+	list := func() {
+		resp, err := h.api.ListFaxesWithResponse(ctx, &faxapi.ListFaxesParams{})
+		testkit.Answered(t, http.StatusOK, resp, err)
+		require.Len(t, resp.JSON200.Data, 1)
+		assert.Equal(t, faxapi.FaxStatusDelivered, resp.JSON200.Data[0].Status)
+	}
+	list()
+	pages, rendered := h.srv.store.pages.Generation(), h.srv.store.rendered.Generation()
+
+	require.Eventually(t, func() bool {
+		var pending int
+		require.NoError(t, h.srv.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox
+			WHERE fax_id = ? AND delivered_at IS NULL AND abandoned_at IS NULL`, id).Scan(&pending))
+		return pending == 0
+	}, 10*time.Second, time.Millisecond, "the event is abandoned")
+	assert.Len(t, refused, h.cfg.WebhookAttempts-1, "refused at every attempt")
+	var attempts int
+	require.NoError(t, h.srv.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM delivery_attempts a
+		JOIN outbox o ON o.seq = a.event_seq WHERE o.fax_id = ? AND o.event_type = 'fax.delivered'`, id).Scan(&attempts))
+	assert.Equal(t, h.cfg.WebhookAttempts, attempts, "each attempt recorded")
+	assert.Equal(t, pages, h.srv.store.pages.Generation(), "the rows of the pages are kept")
+	assert.Equal(t, rendered, h.srv.store.rendered.Generation(), "so are the answers")
+
+	h.send("+14155550124")
+	assert.NotEqual(t, rendered, h.srv.store.rendered.Generation(), "a send drops them")
 }
 
 // heldClock is a fake clock the harness does not move on its own.

@@ -793,6 +793,9 @@ type claimScope struct {
 	lock, column string
 	candidates   func(ctx context.Context, tx *sqldb.Tx) ([]string, error)
 	lockRows     func(ctx context.Context, tx *sqldb.Tx, held []string) error
+	// quiet: the claim writes only the outbox, which no cache reads
+	// (sqldb.DB.QuietInTx).
+	quiet bool
 }
 
 // claimInTx runs decide, a claim, in a transaction of settled's context. On
@@ -807,7 +810,11 @@ func claimInTx[T any](ctx context.Context, s *store, sc claimScope, decide func(
 	}
 	defer cancel()
 	var out []T
-	err = s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+	inTx := s.db.InTx
+	if sc.quiet {
+		inTx = s.db.QuietInTx
+	}
+	err = inTx(ctx, func(tx *sqldb.Tx) error {
 		out = nil
 		scope, scopeArgs := "", []any(nil)
 		if s.db.Dialect() == sqldb.Postgres {
@@ -877,7 +884,7 @@ func (s *store) releaseClaims(ctx context.Context, replica string) error {
 	if _, err := s.db.ExecContext(ctx, `UPDATE faxes SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?`, replica); err != nil {
 		return fmt.Errorf("release claimed faxes: %w", err)
 	}
-	if _, err := s.db.ExecContext(ctx, `UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?`, replica); err != nil {
+	if _, err := s.db.QuietExecContext(ctx, `UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?`, replica); err != nil {
 		return fmt.Errorf("release claimed events: %w", err)
 	}
 	return nil
@@ -924,7 +931,7 @@ func (s *store) media(ctx context.Context, id string) ([]byte, error) {
 // the transaction runs alone.
 func (s *store) claimEvents(ctx context.Context, replica string, now, leaseUntil time.Time, limit int) ([]outboxEvent, error) {
 	out, err := claimInTx(ctx, s, claimScope{
-		lock: "fax-claim-events", column: "fax_id",
+		lock: "fax-claim-events", column: "fax_id", quiet: true,
 		candidates: func(ctx context.Context, tx *sqldb.Tx) ([]string, error) {
 			return queryStrings(ctx, tx, `SELECT DISTINCT fax_id FROM (
 					SELECT fax_id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND fax_id NOT IN (
@@ -980,7 +987,7 @@ func (s *store) recordOutcomes(ctx context.Context, outcomes []deliveryOutcome) 
 	if s.db.Dialect() == sqldb.Postgres {
 		return s.recordOutcomesArrays(ctx, outcomes)
 	}
-	err := s.db.InTx(ctx, func(tx *sqldb.Tx) error {
+	err := s.db.QuietInTx(ctx, func(tx *sqldb.Tx) error {
 		// A few statements of many rows each, not a statement per event: on
 		// PostgreSQL each statement is a round trip. The chunks have sizes of
 		// powers of two, so the statements have few distinct texts.
@@ -1018,7 +1025,7 @@ func (s *store) recordOutcomesArrays(ctx context.Context, outcomes []deliveryOut
 	}
 	// One statement, its own transaction, which a Pipeline runs again when
 	// it deadlocked with a concurrent claim (as InTx would).
-	err := s.db.Pipeline(ctx, sqldb.Statement{SQL: `UPDATE outbox SET attempts = o.attempts,
+	err := s.db.QuietPipeline(ctx, sqldb.Statement{SQL: `UPDATE outbox SET attempts = o.attempts,
 			delivered_at = CASE WHEN o.url = '' THEN NULL ELSE o.at END,
 			delivered_to = NULLIF(o.url, ''),
 			abandoned_at = CASE WHEN o.url = '' THEN o.at ELSE NULL END,
@@ -1067,7 +1074,7 @@ func (s *store) recordAttempts(ctx context.Context, e outboxEvent, attempts int,
 		return false, fmt.Errorf("record attempts of event %d: %w", e.Seq, err)
 	}
 	defer cancel()
-	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = CASE WHEN seq = ? THEN ? ELSE attempts END
+	res, err := s.db.QuietExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = CASE WHEN seq = ? THEN ? ELSE attempts END
 		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`,
 		sqldb.Micros(leaseUntil), e.Seq, attempts, e.FaxID, replica)
 	if err != nil {
@@ -1088,7 +1095,7 @@ func (s *store) renewEvents(ctx context.Context, faxID, replica string, leaseUnt
 		return false, fmt.Errorf("renew the claim on the events of fax %s: %w", faxID, err)
 	}
 	defer cancel()
-	res, err := s.db.ExecContext(ctx, `UPDATE outbox SET lease_until = ?
+	res, err := s.db.QuietExecContext(ctx, `UPDATE outbox SET lease_until = ?
 		WHERE fax_id = ? AND claimed_by = ? AND delivered_at IS NULL AND abandoned_at IS NULL`, sqldb.Micros(leaseUntil), faxID, replica)
 	if err != nil {
 		return false, fmt.Errorf("renew the claim on the events of fax %s: %w", faxID, err)

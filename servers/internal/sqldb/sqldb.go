@@ -583,14 +583,27 @@ func (d *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // On SQLite with SerializeWrites, fn runs in a batch with the concurrent
 // writes (group commit); a batch that fails as a whole runs fn again alone.
 func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.inTx(ctx, false, fn)
+}
+
+// QuietInTx is InTx without the OnCommit hooks, for a transaction that no
+// cache of this process can be stale after (QuietExecContext's rule; the
+// fax outbox's claims, outcomes and delivery attempts): the caches the
+// hooks drop are kept. The commit notifications other replicas hear are the
+// tables' own (pgdb.QuietComment).
+func (d *DB) QuietInTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.inTx(ctx, true, fn)
+}
+
+func (d *DB) inTx(ctx context.Context, quiet bool, fn func(tx *Tx) error) error {
 	if d.batched() {
-		err := d.inBatch(ctx, fn)
+		err := d.writeInBatch(ctx, &batchedWrite{fn: fn, quiet: quiet})
 		if _, failed := errors.AsType[*batchFailure](err); !failed {
 			return err
 		}
-		return d.inTxAlone(ctx, fn)
+		return d.inTxAlone(ctx, quiet, fn)
 	}
-	return d.retry(ctx, func() error { return d.InTxOnce(ctx, fn) })
+	return d.retry(ctx, func() error { return d.inTxAlone(ctx, quiet, fn) })
 }
 
 // retry runs run, a transaction, and on PostgreSQL runs it again while
@@ -622,15 +635,17 @@ func (d *DB) InTxOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	if d.batched() {
 		return unwrapBatch(d.inBatch(ctx, fn))
 	}
-	return d.inTxAlone(ctx, fn)
+	return d.inTxAlone(ctx, false, fn)
 }
 
-// inTxAlone runs fn in a transaction of its own and commits it.
-func (d *DB) inTxAlone(ctx context.Context, fn func(tx *Tx) error) error {
+// inTxAlone runs fn in a transaction of its own and commits it; a quiet one
+// runs no OnCommit hooks.
+func (d *DB) inTxAlone(ctx context.Context, quiet bool, fn func(tx *Tx) error) error {
 	tx, err := d.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	tx.quiet = quiet
 	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
 		return err
@@ -775,6 +790,8 @@ type Tx struct {
 	// batch is set on the transaction of a group commit, which the batch
 	// ends, not the writes run in it.
 	batch bool
+	// quiet: its commit runs no OnCommit hooks (QuietInTx).
+	quiet bool
 }
 
 // Commit commits the transaction.
@@ -786,7 +803,9 @@ func (t *Tx) Commit() error {
 	if err := t.tx.Commit(); err != nil {
 		return err
 	}
-	t.db.committed()
+	if !t.quiet {
+		t.db.committed()
+	}
 	return nil
 }
 
