@@ -15,6 +15,8 @@ import (
 
 	"github.com/apistack/apistack/protocol/sigv4"
 	"github.com/apistack/apistack/servers/fax"
+	"github.com/apistack/apistack/servers/internal/stacktest"
+	"github.com/apistack/apistack/servers/internal/testdb"
 	"github.com/apistack/apistack/servers/stack"
 	"github.com/apistack/apistack/servers/storage"
 )
@@ -74,6 +76,26 @@ func TestSettings_FlagsShowTheDefaults(t *testing.T) {
 	require.NoError(t, fs.Parse([]string{"--fax-allow-private-destinations", "--restaurant-token-ttl", "2h"}))
 	assert.True(t, s.Fax.Destinations.AllowPrivate)
 	assert.Equal(t, 2*time.Hour, s.Restaurant.TokenTTL)
+}
+
+// On PostgreSQL every API's rate-limit buckets are an unlogged table: the
+// spend each request makes writes no write-ahead log and its commit waits
+// for no flush (docs/scaling-out.md, "Rate limits").
+func TestOpen_RateLimitBucketsAreUnloggedOnPostgreSQL(t *testing.T) {
+	if testdb.Current() != testdb.Postgres {
+		t.Skip("PostgreSQL alone has unlogged tables (APISTACK_TEST_BACKEND=postgres)")
+	}
+	ctx := context.Background()
+	st, err := stack.Open(ctx, stack.Config{DataDir: t.TempDir(), OpenDB: stacktest.OpenDB(t)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	for _, api := range []string{stack.PAM, stack.Fax, stack.Restaurant, stack.Sandbox} {
+		var persistence string
+		require.NoError(t, st.DB(api).QueryRowContext(ctx, `SELECT c.relpersistence FROM pg_class c
+			JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE c.relname = 'rate_limits' AND n.nspname = current_schema()`).Scan(&persistence), api)
+		assert.Equal(t, "u", persistence, "%s: rate_limits is unlogged", api)
+	}
 }
 
 // serveHandlers serves each of st's handlers on a loopback port until the

@@ -12,7 +12,8 @@ import (
 )
 
 // Schema is the table an SQLStore needs in the API's schema; each API's
-// migrations create it (PostgreSQL set).
+// migrations create it (PostgreSQL set), then make it unlogged: a bucket's
+// spend then waits for no flush of the write-ahead log.
 const Schema = `CREATE TABLE rate_limits (
     key TEXT PRIMARY KEY,
     tat BIGINT NOT NULL
