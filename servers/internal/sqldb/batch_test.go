@@ -229,84 +229,60 @@ func TestBeginTx_AWaitForTheWriterEndsWithItsContext(t *testing.T) {
 	require.NoError(t, tx.Rollback())
 }
 
-// A quiet write (QuietExecContext) runs no OnCommit hooks: alone, or in a
-// batch of quiet writes only. A batch that commits another write too runs
-// them once, as any batch.
-func TestQuietExec_RunsNoOnCommitHooksOfItsOwn(t *testing.T) {
-	db := open(t)
-	ctx := context.Background()
-	var commits atomic.Int32
-	db.OnCommit(func() { commits.Add(1) })
-
-	_, err := db.QuietExecContext(ctx, `INSERT INTO kv (k, v) VALUES ('alone', 1)`)
-	require.NoError(t, err)
-	assert.Equal(t, int32(0), commits.Load(), "a quiet write alone")
-
-	batch := func(n int, quiet func(i int) bool) {
-		t.Helper()
-		release := holdWriter(t, db)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				exec := db.ExecContext
-				if quiet(i) {
-					exec = db.QuietExecContext
-				}
-				_, err := exec(ctx, `INSERT INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint("k", n, "-", i), i)
-				assert.NoError(t, err)
-			})
-		}
-		require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == n }, 10*time.Second, time.Millisecond)
-		release()
-		wg.Wait()
-	}
-	batch(6, func(int) bool { return true })
-	assert.Equal(t, int32(0), commits.Load(), "a batch of quiet writes")
-	batch(5, func(i int) bool { return i != 2 })
-	assert.Equal(t, int32(1), commits.Load(), "a batch with one write that is not quiet")
-	assert.Len(t, kv(t, db), 1+6+5, "every write committed")
-}
-
-// A quiet transaction (QuietInTx) runs no OnCommit hooks of its own,
-// alone or in a batch of quiet writes; one write that is not quiet in its
-// batch runs them once.
-func TestQuietInTx_RunsNoOnCommitHooksOfItsOwn(t *testing.T) {
-	db := open(t)
-	ctx := context.Background()
-	var commits atomic.Int32
-	db.OnCommit(func() { commits.Add(1) })
-	write := func(in func(context.Context, func(*sqldb.Tx) error) error, k string) error {
-		return in(ctx, func(tx *sqldb.Tx) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (?, 1)`, k)
+// A quiet write (QuietExecContext, or a transaction: QuietInTx) runs no
+// OnCommit hooks: alone, or in a batch of quiet writes only. A batch that
+// commits another write too runs them once, as any batch.
+func TestQuietWrites_RunNoOnCommitHooksOfTheirOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(ctx context.Context, db *sqldb.DB, quiet bool, k string) error
+	}{
+		{"a statement", func(ctx context.Context, db *sqldb.DB, quiet bool, k string) error {
+			exec := db.ExecContext
+			if quiet {
+				exec = db.QuietExecContext
+			}
+			_, err := exec(ctx, `INSERT INTO kv (k, v) VALUES (?, 1)`, k)
 			return err
+		}},
+		{"a transaction", func(ctx context.Context, db *sqldb.DB, quiet bool, k string) error {
+			inTx := db.InTx
+			if quiet {
+				inTx = db.QuietInTx
+			}
+			return inTx(ctx, func(tx *sqldb.Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (?, 1)`, k)
+				return err
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := open(t)
+			ctx := context.Background()
+			var commits atomic.Int32
+			db.OnCommit(func() { commits.Add(1) })
+
+			require.NoError(t, tc.write(ctx, db, true, "alone"))
+			assert.Equal(t, int32(0), commits.Load(), "a quiet write alone")
+
+			batch := func(n int, quiet func(i int) bool) {
+				t.Helper()
+				release := holdWriter(t, db)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						assert.NoError(t, tc.write(ctx, db, quiet(i), fmt.Sprint("k", n, "-", i)))
+					})
+				}
+				require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == n }, 10*time.Second, time.Millisecond)
+				release()
+				wg.Wait()
+			}
+			batch(6, func(int) bool { return true })
+			assert.Equal(t, int32(0), commits.Load(), "a batch of quiet writes")
+			batch(5, func(i int) bool { return i != 2 })
+			assert.Equal(t, int32(1), commits.Load(), "a batch with one write that is not quiet")
+			assert.Len(t, kv(t, db), 1+6+5, "every write committed")
 		})
 	}
-
-	require.NoError(t, write(db.QuietInTx, "alone"))
-	assert.Equal(t, int32(0), commits.Load(), "a quiet transaction alone")
-	require.NoError(t, write(db.InTx, "loud"))
-	assert.Equal(t, int32(1), commits.Load(), "a transaction that is not quiet")
-
-	batch := func(n int, quiet func(i int) bool) {
-		t.Helper()
-		release := holdWriter(t, db)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				in := db.InTx
-				if quiet(i) {
-					in = db.QuietInTx
-				}
-				assert.NoError(t, write(in, fmt.Sprint("t", n, "-", i)))
-			})
-		}
-		require.Eventually(t, func() bool { return sqldb.PendingWrites(db) == n }, 10*time.Second, time.Millisecond)
-		release()
-		wg.Wait()
-	}
-	batch(4, func(int) bool { return true })
-	assert.Equal(t, int32(1), commits.Load(), "a batch of quiet transactions")
-	batch(3, func(i int) bool { return i != 1 })
-	assert.Equal(t, int32(2), commits.Load(), "a batch with one transaction that is not quiet")
-	assert.Len(t, kv(t, db), 2+4+3, "every write committed")
 }
