@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/pgdb"
 	"github.com/apistack/apistack/servers/internal/sqldb"
 	"github.com/apistack/apistack/servers/internal/testdb"
 )
@@ -131,4 +132,30 @@ func TestJournalTotals_MigrationCountsTheRowsThere(t *testing.T) {
 		require.NoError(t, db.QueryRowContext(ctx, `SELECT journal_entries, journal_bytes FROM sandboxes WHERE id = ?`, id).Scan(&got[0], &got[1]))
 		assert.Equal(t, want, got, id)
 	}
+}
+
+// On PostgreSQL a journal's transaction is quiet and commits
+// asynchronously: it runs with synchronous_commit off and announces
+// nothing (pgdb.QuietParam), and those settings end with it.
+func TestJournalPipeline_CommitsAsynchronouslyAndQuietly(t *testing.T) {
+	if testdb.Current() != testdb.Postgres {
+		t.Skip("SQLite's journal commits as its every write does (APISTACK_TEST_BACKEND=postgres)")
+	}
+	ctx := context.Background()
+	s := &store{db: sandboxDB(t)}
+	// One connection, set as a durable cluster's are (the tests' own cluster
+	// turns synchronous commits off for every session).
+	s.db.SQL().SetMaxOpenConns(1)
+	_, err := s.db.SQL().ExecContext(ctx, `SET synchronous_commit = on`)
+	require.NoError(t, err)
+	var sync, quiet string
+	require.NoError(t, s.quietPipeline(ctx, []sqldb.Statement{{
+		SQL:  `SELECT current_setting('synchronous_commit'), current_setting('` + pgdb.QuietParam + `')`,
+		Scan: []any{&sync, &quiet},
+	}}))
+	assert.Equal(t, "off", sync)
+	assert.Equal(t, "on", quiet)
+	require.NoError(t, s.db.SQL().QueryRowContext(ctx, `SELECT current_setting('synchronous_commit'), current_setting('`+pgdb.QuietParam+`', true)`).Scan(&sync, &quiet))
+	assert.Equal(t, "on", sync, "the next transaction commits as every other")
+	assert.Empty(t, quiet, "and announces its commit")
 }

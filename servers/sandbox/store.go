@@ -406,9 +406,14 @@ func (s *store) appendJournal(ctx context.Context, enc *entryEncoder, groups []j
 }
 
 // quietPipeline runs stmts on PostgreSQL in one round trip, as one quiet
-// transaction (as Tx.Quiet makes one).
+// transaction (as Tx.Quiet makes one) that commits asynchronously: its
+// commit is seen at once by every session but waits for no flush of the
+// write-ahead log, so a crash of PostgreSQL itself (not of a replica) may
+// lose the journal's last fraction of a second, its entries and the counts
+// beside them together, as a crash of a replica loses the entries it had
+// not written yet (docs/sandboxes.md).
 func (s *store) quietPipeline(ctx context.Context, stmts []sqldb.Statement) error {
-	quiet := sqldb.Statement{SQL: `SELECT set_config('` + pgdb.QuietParam + `', 'on', true)`}
+	quiet := sqldb.Statement{SQL: `SELECT set_config('` + pgdb.QuietParam + `', 'on', true), set_config('synchronous_commit', 'off', true)`}
 	if err := s.db.QuietPipeline(ctx, append([]sqldb.Statement{quiet}, stmts...)...); err != nil {
 		return fmt.Errorf("append journal entries: %w", err)
 	}
