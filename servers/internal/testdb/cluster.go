@@ -69,6 +69,32 @@ func BinDir() (string, error) {
 	return "", errors.New("no PostgreSQL server binaries (initdb, postgres) found: install Debian's postgresql package, or set " + URLVariable)
 }
 
+// DurableVariable, set to 1, makes the throwaway cluster as durable as a
+// PostgreSQL is by default (fsync, synchronous_commit and full_page_writes
+// left on), for the benchmarks of what waits for the disk; its directory is
+// on the disk of the temporary directory (TMPDIR). A cluster that new runs
+// write-heavy benchmarks far slower than one that has run for a while
+// (docs/scale-out-benchmarks.md): name such a one with URLVariable.
+const DurableVariable = "APISTACK_TEST_POSTGRES_DURABLE"
+
+// serverArgs are the postgres server's arguments for a cluster in data with
+// its socket in dir. Durability is not what a throwaway cluster is for: no
+// fsync, unless durable. The benchmarks count the statements each request
+// runs with pg_stat_statements, loaded when the machine's PostgreSQL has it
+// (statStatements).
+func serverArgs(data, dir string, durable, statStatements bool) []string {
+	args := []string{"-D", data,
+		"-k", dir, "-c", "listen_addresses=", "-p", "5432",
+		"-c", "max_connections=300", "-c", "shared_buffers=64MB"}
+	if !durable {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	if statStatements {
+		args = append(args, "-c", "shared_preload_libraries=pg_stat_statements")
+	}
+	return args
+}
+
 // startCluster creates a cluster in a temporary directory (initdb) and runs
 // its server on a unix socket in that directory, as the postgres user when
 // this process is root (the server refuses to run as root). The server is
@@ -104,17 +130,7 @@ func startCluster() (string, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	// Durability is not what a throwaway cluster is for: no fsync. The
-	// benchmarks count the statements each request runs with
-	// pg_stat_statements, loaded when the machine's PostgreSQL has it.
-	args := []string{"-D", data,
-		"-k", dir, "-c", "listen_addresses=", "-p", "5432",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=300", "-c", "shared_buffers=64MB"}
-	if hasStatStatements(bin) {
-		args = append(args, "-c", "shared_preload_libraries=pg_stat_statements")
-	}
-	server := exec.Command(filepath.Join(bin, "postgres"), args...)
+	server := exec.Command(filepath.Join(bin, "postgres"), serverArgs(data, dir, os.Getenv(DurableVariable) == "1", hasStatStatements(bin))...)
 	server.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
 	server.Dir = dir
 	logFile, err := os.Create(filepath.Join(dir, "server.log"))

@@ -229,3 +229,27 @@ func TestTryLock_ConcurrentTransactionsDivideTheKeys(t *testing.T) {
 		})
 	}
 }
+
+// The throwaway cluster flushes nothing unless it is asked to be durable
+// (DurableVariable): then PostgreSQL's own defaults stand.
+func TestServerArgs_DurableLeavesPostgreSQLsDefaults(t *testing.T) {
+	settings := func(args []string) []string {
+		var out []string
+		for i, a := range args {
+			if a == "-c" {
+				out = append(out, args[i+1])
+			}
+		}
+		return out
+	}
+	fast := settings(serverArgs("d", "s", false, false))
+	assert.Subset(t, fast, []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"})
+	durable := settings(serverArgs("d", "s", true, true))
+	for _, s := range durable {
+		for _, name := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+			assert.NotContains(t, s, name+"=", "durable: %s keeps its default", name)
+		}
+	}
+	assert.Contains(t, durable, "shared_preload_libraries=pg_stat_statements")
+	assert.Equal(t, settings(serverArgs("d", "s", false, false))[:3], durable[:3], "the same cluster otherwise")
+}
