@@ -74,6 +74,12 @@ $(PRISM):
 # is short for the largest packages on a slow or busy two-core machine.
 TEST_TIMEOUT ?= 30m
 
+# HEAP_TESTS: the tests that measure the heap over tens of MiB of documents,
+# which skip under the race detector (heaptest.RaceEnabled: it makes them take
+# minutes); test runs them without it, on both backends.
+HEAP_TESTS := ^TestImportPeakHeapIsBounded$$
+HEAP_TEST_PKGS := ./servers/admin/
+
 ## test: every test with the race detector, then the server and client tests
 ## again on PostgreSQL (APISTACK_TEST_BACKEND=postgres; the replica tests, on
 ## PostgreSQL in both runs, only once), then the contract coverage of both
@@ -82,12 +88,15 @@ TEST_TIMEOUT ?= 30m
 ## prints each API's figures), the example module's tests
 ## (examples/consumer, its own go.mod, with -mod=readonly so a stale go.mod/go.sum fails, against
 ## the test kit in process, then against `apistack serve --demo` through apistacktest.Connect:
-## examples/consumer/against-serve.sh), tools/breaking (its own go.mod), and each fuzz target briefly
+## examples/consumer/against-serve.sh), tools/breaking (its own go.mod), and each fuzz target briefly;
+## the heap tests of large documents (HEAP_TESTS) run without -race, on both backends
 test:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && set -x && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) ./... && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir APISTACK_TEST_BACKEND=postgres $(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) $$($(GO) list ./servers/... ./clients/... | grep -v /cmd/apistack/replicas$$) && \
 	APISTACK_CONTRACT_COVERAGE_DIR=$$dir $(GO) test -count=1 -tags contractcoverage -run '^TestContractCoverage$$' -v ./internal/contractcoverage/
+	$(GO) test -count=1 -run '$(HEAP_TESTS)' $(HEAP_TEST_PKGS)
+	APISTACK_TEST_BACKEND=postgres $(GO) test -count=1 -run '$(HEAP_TESTS)' $(HEAP_TEST_PKGS)
 	cd examples/consumer && GOFLAGS=-mod=readonly $(GO) test -race -count=1 ./...
 	GO=$(GO) examples/consumer/against-serve.sh
 	cd $(BREAKING_DIR) && $(GO) test -race -count=1 ./...

@@ -141,6 +141,9 @@ func TestImportPeakHeapIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and imports 40 MiB of configuration")
 	}
+	if heaptest.RaceEnabled {
+		t.Skip("its 80 MiB of imports take minutes under the race detector: make test runs it without -race (HEAP_TESTS)")
+	}
 	env := startPlainRestaurantAdmin(t)
 	small, large := demoImport(t, 10<<20), demoImport(t, 30<<20)
 	// A measure of HeapInuse also counts the garbage the collector has not
