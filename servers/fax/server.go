@@ -33,6 +33,7 @@ import (
 	"github.com/apistack/apistack/gen/faxserver"
 	"github.com/apistack/apistack/servers/clock"
 	"github.com/apistack/apistack/servers/internal/apiserver"
+	"github.com/apistack/apistack/servers/internal/apistore"
 	"github.com/apistack/apistack/servers/internal/cache"
 	"github.com/apistack/apistack/servers/internal/descriptor"
 	"github.com/apistack/apistack/servers/internal/egress"
@@ -142,12 +143,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	// commits (OnCommit, store.revoked) and after every commit another
 	// replica makes (Follow), and bypassed while this replica cannot hear
 	// those.
-	st := &store{db: db, box: box, pages: cache.New[faxPage](64, time.Minute), rendered: cache.New[[]byte](256, renderedTTL)}
+	st := &store{db: db, box: box,
+		pages: apistore.PageCache[faxPage](db, 64, time.Minute), rendered: apistore.PageCache[[]byte](db, 256, renderedTTL)}
 	st.attemptBatches = newAttemptBatches(st)
-	st.db.OnCommit(st.pages.Invalidate)
-	st.db.Follow(st.pages)
-	st.db.OnCommit(st.rendered.Invalidate)
-	st.db.Follow(st.rendered)
 	seed, err := st.secret(ctx, "webhook_signing_seed", ed25519.SeedSize)
 	if err != nil {
 		return nil, err

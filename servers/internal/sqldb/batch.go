@@ -53,13 +53,8 @@ func (e *batchFailure) Unwrap() error { return e.err }
 // batched reports whether the DB's writes go through group commit.
 func (d *DB) batched() bool { return d.group != nil }
 
-// inBatch runs fn in the transaction of the next batch and returns once it
-// committed, with fn's error, or the batch's (a *batchFailure).
-func (d *DB) inBatch(ctx context.Context, fn func(tx *Tx) error) error {
-	return d.writeInBatch(ctx, &batchedWrite{fn: fn})
-}
-
-// writeInBatch runs w in the transaction of the next batch, as inBatch.
+// writeInBatch runs w in the transaction of the next batch and returns once
+// it committed, with w's error, or the batch's (a *batchFailure).
 func (d *DB) writeInBatch(ctx context.Context, w *batchedWrite) error {
 	d.pending.Add(1)
 	err := d.group.Do(ctx, w)

@@ -633,7 +633,7 @@ const maxAttempts = 8
 // (group commit), and a failure of the batch as a whole is its error.
 func (d *DB) InTxOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	if d.batched() {
-		return unwrapBatch(d.inBatch(ctx, fn))
+		return unwrapBatch(d.writeInBatch(ctx, &batchedWrite{fn: fn}))
 	}
 	return d.inTxAlone(ctx, false, fn)
 }
